@@ -1,0 +1,45 @@
+// The one place that decides whether an item exists at a release. Every kind of item
+// (endpoint, parameter, enum value, stream, websocket method, security requirement) goes through it.
+import type { Lifecycle, Release, Span } from './model.js';
+
+export type Status = 'not-yet' | 'alive' | 'deprecated' | 'removed';
+
+/** Status of an item at the release with position `at` (added ≤ at < removed is alive). */
+export function statusAt(span: Span, at: number): Status {
+  if (at < span.added) return 'not-yet';
+  if (span.removed !== null && at >= span.removed) return 'removed';
+  if (span.deprecated !== null && at >= span.deprecated) return 'deprecated';
+  return 'alive';
+}
+
+/** Alive or deprecated: the item is served at that release. */
+export function existsAt(span: Span, at: number): boolean {
+  const s = statusAt(span, at);
+  return s === 'alive' || s === 'deprecated';
+}
+
+/** Items of a list that exist at a release. */
+export function aliveAt<T extends Lifecycle>(items: readonly T[], at: number): T[] {
+  return items.filter((i) => existsAt(i.span, at));
+}
+
+/** The one item of a lifecycle list (e.g. security entries) in force at a release, if any. */
+export function currentAt<T extends Lifecycle>(items: readonly T[], at: number): T | undefined {
+  return items.find((i) => existsAt(i.span, at));
+}
+
+/** A short human sentence of an item's facts against a pinned release, used in error messages. */
+export function lifecycleFacts(item: Lifecycle, releases: readonly Release[], at: number): string {
+  const pinned = releases[at]?.id ?? 'current';
+  const s = statusAt(item.span, at);
+  if (s === 'not-yet') return `added in ${releases[item.span.added].id}; this gateway serves ${pinned}`;
+  if (s === 'removed') {
+    const rep = item.replacement ? `; use ${item.replacement}` : '';
+    return `removed in ${releases[item.span.removed!].id}; this gateway serves ${pinned}${rep}`;
+  }
+  if (s === 'deprecated') {
+    const rep = item.replacement ? `; use ${item.replacement}` : '';
+    return `deprecated in ${releases[item.span.deprecated!].id}${rep}`;
+  }
+  return `alive at ${pinned}`;
+}

@@ -1,0 +1,150 @@
+// Typed model of a loaded catalogue. The YAML files are the only source of these facts;
+// the loader checks them and fills in the derived fields (release indexes, owning file and line).
+
+export type SecurityScheme = 'NONE' | 'API_KEY' | 'SIGNED';
+
+/** Lifecycle fields shared by every kind of item. Release ids refer to releases.yaml. */
+export interface Lifecycle {
+  added?: string;
+  deprecated?: string;
+  removed?: string;
+  replacement?: string;
+  note?: string;
+  source?: string;
+  /** Derived: positions in the release list (added defaults to 0, the first release). */
+  span: Span;
+  /** Derived: where the item is written, for messages. */
+  at: Where;
+}
+
+export interface Span {
+  added: number;
+  deprecated: number | null;
+  removed: number | null;
+}
+
+export interface Where {
+  file: string;
+  line: number;
+}
+
+export interface Release {
+  id: string;
+  date: string;
+  notes?: string;
+  source?: string;
+  note?: string;
+  index: number;
+}
+
+export interface Parameter extends Lifecycle {
+  name: string;
+  in: 'query' | 'header' | 'body';
+  required: boolean;
+  description?: string;
+  schema: Record<string, unknown>;
+  /** Name of an enum in enums.yaml: values are checked with their own lifecycle. */
+  enum?: string;
+  pathPrefix?: string;
+}
+
+export interface SecurityEntry extends Lifecycle {
+  scheme: SecurityScheme;
+}
+
+export interface Constraint {
+  exclusive: string[];
+  note?: string;
+  source?: string;
+}
+
+export interface Endpoint extends Lifecycle {
+  service: string;
+  module: string;
+  method: string;
+  path: string;
+  /** "METHOD /path", the key used everywhere (route table, diff, messages). */
+  key: string;
+  summary?: string;
+  tags?: string;
+  security: SecurityEntry[];
+  parameters: Parameter[];
+  constraints: Constraint[];
+  body?: Record<string, unknown>;
+  builder?: string;
+}
+
+export interface EnumValue extends Lifecycle {
+  value: string;
+  description?: string;
+}
+
+export interface EnumDef {
+  name: string;
+  description?: string;
+  source?: string;
+  note?: string;
+  values: EnumValue[];
+}
+
+export interface Placeholder {
+  enum?: string;
+  pattern?: string;
+  description?: string;
+  source?: string;
+}
+
+export interface Stream extends Lifecycle {
+  name: string;
+  description?: string;
+}
+
+export interface WsMethod extends Lifecycle {
+  name: string;
+  summary?: string;
+  security: SecurityEntry[];
+  parameters: Parameter[];
+  constraints: Constraint[];
+}
+
+export interface BuilderDef {
+  name: string;
+  kind?: 'synchronous' | 'asynchronous';
+  summary?: string;
+  note?: string;
+  source?: string;
+}
+
+export interface ErrorConfig {
+  envelope: 'code-msg' | 'error';
+  codes: Record<string, number>;
+}
+
+export interface Service {
+  id: string;
+  title: string;
+  description?: string;
+  source?: string;
+  kind: 'proxy' | 'builder';
+  /** True when releases.yaml exists: the gateway pins it and stamps X-Gateway-Release. */
+  versioned: boolean;
+  releases: Release[];
+  upstreams: { rest?: string; streams?: string; wsApi?: string };
+  errors: ErrorConfig;
+  apiKeyHeader?: string;
+  signedParameters: Parameter[];
+  commonParameters: Parameter[];
+  schemas: Record<string, unknown>;
+  builders: BuilderDef[];
+  endpoints: Endpoint[];
+  enums: Record<string, EnumDef>;
+  placeholders: Record<string, Placeholder>;
+  streams: Stream[];
+  wsMethods: WsMethod[];
+}
+
+export interface Catalogue {
+  /** Folder the catalogue was loaded from. */
+  dir: string;
+  services: Service[];
+}

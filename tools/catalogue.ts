@@ -1,0 +1,77 @@
+// npm run catalogue -- <command>: inspect and check the catalogue.
+//   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
+//   lint [--catalogue <dir>]                  the loader's errors and warnings; exit 1 on errors
+import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
+import { loadCatalogue } from '../src/catalogue/load.js';
+import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
+import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
+
+const USAGE = `usage: npm run catalogue -- <command> [options]
+  endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
+  lint [--catalogue <dir>]`;
+
+function main(argv: string[]): number {
+  const [command, ...rest] = argv;
+  if (command === 'lint') return lint(rest);
+  if (command === 'endpoints') return endpoints(rest);
+  throw new UsageError(command ? `unknown command "${command}"; valid: endpoints, lint` : 'missing command; valid: endpoints, lint');
+}
+
+function lint(argv: string[]): number {
+  const args = parseArgs(argv, ['catalogue']);
+  try {
+    const { catalogue, warnings } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: false });
+    for (const w of warnings) console.log(`warning: ${formatProblem(w)}`);
+    const counts = catalogue.services.map((s) => `${s.id}: ${s.endpoints.length} endpoints, ${s.releases.length} releases, ${Object.keys(s.enums).length} enums, ${s.streams.length} streams, ${s.wsMethods.length} websocket methods`);
+    console.log(`catalogue ok (${counts.join('; ')}); ${warnings.length} warning(s)`);
+    return 0;
+  } catch (e) {
+    if (!(e instanceof CatalogueError)) throw e;
+    for (const w of e.warnings) console.log(`warning: ${formatProblem(w)}`);
+    for (const p of e.problems) console.log(`error: ${formatProblem(p)}`);
+    console.log(`${e.problems.length} error(s), ${e.warnings.length} warning(s)`);
+    return 1;
+  }
+}
+
+function endpoints(argv: string[]): number {
+  const args = parseArgs(argv, ['release', 'service', 'format', 'catalogue']);
+  const format = oneOf('format', flag(args, 'format') ?? 'table', ['json', 'table'] as const);
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const only = flag(args, 'service');
+  const release = flag(args, 'release');
+  const rows = [];
+  for (const s of catalogue.services) {
+    if (only && s.id !== only) continue;
+    if (release && s.versioned && !s.releases.some((r) => r.id === release)) {
+      if (only || catalogue.services.filter((x) => x.versioned).length === 1) throw new UnknownReleaseError(s, release);
+      continue;
+    }
+    const view = resolveService(s, release);
+    for (const e of view.served) {
+      const ep = e.endpoint;
+      rows.push({
+        method: ep.method, path: ep.path, added: ep.added ?? null, removed: ep.removed ?? null,
+        deprecated: ep.deprecated ?? null, security: e.security, service: s.id,
+      });
+    }
+  }
+  if (format === 'json') console.log(JSON.stringify(rows, null, 2));
+  else {
+    for (const r of rows) console.log([r.method.padEnd(6), r.path.padEnd(60), r.security.padEnd(7), r.deprecated ? `deprecated ${r.deprecated}` : '', r.service].join(' '));
+    console.log(`${rows.length} endpoints`);
+  }
+  return 0;
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (e) {
+  if (e instanceof UsageError || e instanceof UnknownReleaseError) {
+    console.error(`error: ${e.message}\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (e instanceof CatalogueError) {
+    console.error(e.message);
+    process.exitCode = 1;
+  } else throw e;
+}
