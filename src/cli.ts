@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// The gateway's one entry point: `npm start -- [flags]` (see USAGE in config.ts).
+import { UsageError } from './cli/args.js';
+import { CatalogueError } from './catalogue/problems.js';
+import { readConfig, USAGE } from './config.js';
+import { startGateway } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = readConfig(process.argv.slice(2));
+  } catch (e) {
+    return fail(e);
+  }
+  try {
+    const running = await startGateway(config);
+    console.log(`listening on ${running.url}`);
+    const stop = () => {
+      running.close().then(() => process.exit(0), () => process.exit(1));
+      setTimeout(() => process.exit(0), 5000).unref();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+function fail(e: unknown): void {
+  if (e instanceof UsageError) {
+    console.error(`error: ${e.message}\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (e instanceof CatalogueError) {
+    console.error(e.message);
+    process.exitCode = 1;
+  } else {
+    console.error(`error: ${(e as Error).message}`);
+    process.exitCode = 1;
+  }
+}
+
+void main();

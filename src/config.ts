@@ -1,0 +1,134 @@
+// Gateway configuration from, in rising precedence: defaults, a --config YAML file, environment
+// variables (GATEWAY_*), command-line flags. Every bad value is a UsageError naming the valid choices.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
+import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
+import { LEVELS, type Level } from './log.js';
+
+export interface GatewayConfig {
+  catalogue: string;
+  /** Release pin: one id for every versioned service, or per service id. Default: newest. */
+  release: { all?: string; byService: Record<string, string> };
+  host: string;
+  port: number;
+  /** Upstream overrides: "<service>" (REST) or "<service>.<rest|streams|wsApi>" → URL. */
+  upstreams: Record<string, string>;
+  strict: boolean;
+  timeoutMs: number;
+  bodyLimit: number;
+  logLevel: Level;
+}
+
+const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level'] as const;
+const BOOLEANS = ['strict'] as const;
+const ENV: Record<string, string> = {
+  release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
+  upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
+  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT',
+};
+const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel'];
+
+export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
+       [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
+       [--log-level ${LEVELS.join('|')}] [--config <file.yaml>]
+environment: ${Object.values(ENV).join(', ')} mirror the flags`;
+
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const args = parseArgs(argv, FLAGS, BOOLEANS);
+  if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
+  const get = (name: string): string | undefined => flag(args, name) ?? env[ENV[name]] ?? undefined;
+  const file = readConfigFile(get('config'));
+  const cfg: GatewayConfig = {
+    catalogue: get('catalogue') ?? str(file.catalogue) ?? DEFAULT_CATALOGUE_DIR,
+    release: { byService: {} },
+    host: get('host') ?? str(file.host) ?? '127.0.0.1',
+    port: int('port', get('port') ?? str(file.port) ?? '8080', 0, 65535),
+    upstreams: {},
+    strict: bool('strict', get('strict') ?? str(file.strict) ?? 'false'),
+    timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 1, 600_000),
+    bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
+    logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
+  };
+  for (const r of releaseSpecs(args, env, file)) {
+    const eq = r.indexOf('=');
+    if (eq < 0) cfg.release.all = r;
+    else cfg.release.byService[r.slice(0, eq)] = r.slice(eq + 1);
+  }
+  Object.assign(cfg.upstreams, fileUpstreams(file.upstreams));
+  for (const u of upstreamSpecs(args, env)) {
+    const eq = u.indexOf('=');
+    if (eq <= 0) throw new UsageError(`invalid --upstream "${u}"; expected <service>=<url>`);
+    cfg.upstreams[u.slice(0, eq)] = url(u.slice(eq + 1), u.slice(0, eq));
+  }
+  return cfg;
+}
+
+function releaseSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv, file: Record<string, unknown>): string[] {
+  if (args.flags.has('release')) return args.flags.get('release')!;
+  if (env.GATEWAY_RELEASE) return env.GATEWAY_RELEASE.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof file.release === 'string') return [file.release];
+  if (file.release && typeof file.release === 'object') return Object.entries(file.release).map(([k, v]) => `${k}=${v}`);
+  return [];
+}
+
+function upstreamSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv): string[] {
+  if (args.flags.has('upstream')) return args.flags.get('upstream')!;
+  return env.GATEWAY_UPSTREAM ? env.GATEWAY_UPSTREAM.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+
+function readConfigFile(path: string | undefined): Record<string, unknown> {
+  if (!path) return {};
+  let data: unknown;
+  try {
+    data = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`cannot read config file ${path}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`config file ${path} must be a YAML mapping`);
+  for (const k of Object.keys(data)) {
+    if (!FILE_KEYS.includes(k)) throw new UsageError(`config file ${path}: unknown key "${k}"; valid: ${FILE_KEYS.join(', ')}`);
+  }
+  return data as Record<string, unknown>;
+}
+
+function fileUpstreams(u: unknown): Record<string, string> {
+  if (u === undefined) return {};
+  if (!u || typeof u !== 'object') throw new UsageError('config upstreams must map <service> to a URL');
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(u)) {
+    if (v && typeof v === 'object') for (const [kind, x] of Object.entries(v)) out[`${k}.${kind}`] = url(String(x), `${k}.${kind}`);
+    else out[k] = url(String(v), k);
+  }
+  return out;
+}
+
+const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+
+function int(name: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`invalid --${name} "${v}"; expected a whole number from ${min} to ${max}`);
+  return n;
+}
+
+function bool(name: string, v: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off|)$/i.test(v)) return false;
+  throw new UsageError(`invalid --${name} "${v}"; expected true or false`);
+}
+
+function level(v: string): Level {
+  if (!LEVELS.includes(v as Level)) throw new UsageError(`invalid --log-level "${v}"; valid: ${LEVELS.join(', ')}`);
+  return v as Level;
+}
+
+function url(v: string, what: string): string {
+  try {
+    const u = new URL(v);
+    if (!/^(https?|wss?):$/.test(u.protocol)) throw new Error('protocol');
+    return v;
+  } catch {
+    throw new UsageError(`invalid upstream URL "${v}" for ${what}; expected http(s):// or ws(s)://`);
+  }
+}

@@ -1,0 +1,34 @@
+// Gateway answers that are not the upstream's: one error type, rendered in the service's envelope.
+import type { Service } from '../catalogue/model.js';
+
+/** Why a request was refused; service.yaml maps each reason to the envelope's code. */
+export type Reason =
+  | 'notFound' | 'missing' | 'notAllowed' | 'invalid' | 'combination' | 'unauthorized' | 'forbidden'
+  | 'upstream' | 'timeout' | 'unknown' | 'tooLarge' | 'unsupportedMedia' | 'builder';
+
+/** Fallback codes when a service.yaml does not name one (the exchange's own codes). */
+const DEFAULT_CODES: Record<Reason, number> = {
+  unknown: -1000, upstream: -1001, timeout: -1007, notFound: -1020, missing: -1102, notAllowed: -1103,
+  combination: -1128, invalid: -1130, unauthorized: -2014, forbidden: -2015, tooLarge: -1000,
+  unsupportedMedia: -1000, builder: -1000,
+};
+
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: Reason,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+/** Body of an error answer in the envelope the service's clients already parse. */
+export function envelope(service: Service | undefined, reason: Reason, message: string): Record<string, unknown> {
+  if (service?.errors.envelope === 'code-msg') {
+    return { code: service.errors.codes[reason] ?? DEFAULT_CODES[reason], msg: message };
+  }
+  return { error: message };
+}

@@ -1,0 +1,35 @@
+// Check a JSON request body against the endpoint's schema (service schemas available as #/$defs/<Name>).
+import type { Ajv, ValidateFunction } from 'ajv';
+import { GatewayError } from './errors.js';
+import type { Route } from './route-table.js';
+
+function compile(ajv: Ajv, route: Route): ValidateFunction | null {
+  if (route.cache.has('body')) return route.cache.get('body') as ValidateFunction | null;
+  const body = route.endpoint.endpoint.body;
+  const fn = body ? ajv.compile({ ...body, $defs: { ...route.view.service.schemas, ...(body.$defs as object | undefined) } }) : null;
+  route.cache.set('body', fn);
+  return fn;
+}
+
+/** "/inputs/0/input/txHash" → "inputs[0].input.txHash" */
+function fieldName(pointer: string): string {
+  return pointer.split('/').slice(1).reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+export function checkBody(ajv: Ajv, route: Route, body: unknown): void {
+  const validate = compile(ajv, route);
+  if (!validate || validate(body)) return;
+  const e = validate.errors![0];
+  let field = fieldName(e.instancePath);
+  let reason = e.message ?? 'is invalid';
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    field = field ? `${field}.${missing}` : missing;
+    reason = 'is required';
+  } else if (e.keyword === 'additionalProperties') {
+    reason = `has unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  } else if (e.keyword === 'enum') {
+    reason = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  }
+  throw new GatewayError(400, 'invalid', field ? `field '${field}' ${reason}` : `request body ${reason}`);
+}

@@ -1,0 +1,111 @@
+// Check a request's parameters (query string, form body, header parameters) against the endpoint
+// as it is at the pinned release. Schemas are compiled once per route, on its first request.
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { existsAt, lifecycleFacts } from '../catalogue/lifecycle.js';
+import type { Constraint, Parameter } from '../catalogue/model.js';
+import type { ReleaseView } from '../catalogue/resolve.js';
+import { GatewayError } from './errors.js';
+
+/** An endpoint or websocket method as the validator sees it at the pin. */
+export interface ParamTarget {
+  /** "GET /api/v3/order" or a websocket method name, for messages. */
+  label: string;
+  view: ReleaseView;
+  parameters: Parameter[];
+  knownParameters: Parameter[];
+  constraints: Constraint[];
+  cache: Map<string, unknown>;
+}
+
+export interface ParamOptions {
+  /** Reject parameters the catalogue does not know at all. */
+  strict: boolean;
+  /** Parameters that need not be sent (the gateway adds them, e.g. when it signs). */
+  supplied?: ReadonlySet<string>;
+}
+
+interface Compiled {
+  validate: ValidateFunction;
+  byName: Map<string, Parameter>;
+  known: Map<string, Parameter[]>;
+}
+
+function compile(ajv: Ajv, t: ParamTarget): Compiled {
+  const cached = t.cache.get('params') as Compiled | undefined;
+  if (cached) return cached;
+  const properties: Record<string, unknown> = {};
+  const byName = new Map<string, Parameter>();
+  for (const p of t.parameters) {
+    byName.set(keyOf(p), p);
+    const schema: Record<string, unknown> = { ...p.schema };
+    if (p.enum) schema.enum = t.view.enumValues(p.enum).map((v) => v.value);
+    properties[keyOf(p)] = schema;
+  }
+  const known = new Map<string, Parameter[]>();
+  for (const p of t.knownParameters) known.set(keyOf(p), [...(known.get(keyOf(p)) ?? []), p]);
+  const compiled = { validate: ajv.compile({ type: 'object', properties }), byName, known };
+  t.cache.set('params', compiled);
+  return compiled;
+}
+
+/** Header parameters are matched case-insensitively; others by exact name. */
+const keyOf = (p: Parameter) => (p.in === 'header' ? p.name.toLowerCase() : p.name);
+
+/**
+ * Throws GatewayError (400) naming the parameter, the value and the release facts.
+ * `values` holds query/form parameters; `headers` the request headers (lower-case names).
+ */
+export function checkParams(
+  ajv: Ajv, t: ParamTarget, values: Record<string, unknown>, headers: Record<string, string | string[] | undefined>, opts: ParamOptions,
+): void {
+  const c = compile(ajv, t);
+  const release = t.view.release ? ` at ${t.view.release.id}` : '';
+  const data: Record<string, unknown> = { ...values };
+  for (const p of t.knownParameters) {
+    if (p.in !== 'header') continue;
+    const h = headers[p.name.toLowerCase()];
+    if (h !== undefined) data[p.name.toLowerCase()] = Array.isArray(h) ? h[0] : h;
+  }
+  // Parameters sent that the endpoint does not take at the pin.
+  for (const name of Object.keys(data)) {
+    if (c.byName.has(name)) continue;
+    const lives = c.known.get(name);
+    if (lives) {
+      const nearest = lives.find((p) => !existsAt(p.span, t.view.at))!;
+      throw new GatewayError(400, 'notAllowed',
+        `Parameter '${nearest.name}' is not part of ${t.label}${release}: ${lifecycleFacts(nearest, t.view.service.releases, t.view.at)}.`);
+    }
+    if (opts.strict) {
+      throw new GatewayError(400, 'notAllowed', `Parameter '${name}' is not part of ${t.label}${release} (unknown to the catalogue; strict mode).`);
+    }
+  }
+  for (const p of t.parameters) {
+    const v = data[keyOf(p)];
+    if (p.required && (v === undefined || v === '' || v === null) && !opts.supplied?.has(p.name)) {
+      throw new GatewayError(400, 'missing', `Mandatory parameter '${p.name}' was not sent, was empty/null, or malformed (${t.label}${release}).`);
+    }
+  }
+  for (const k of t.constraints) {
+    const sent = k.exclusive.filter((n) => data[n] !== undefined && data[n] !== '');
+    if (sent.length > 1) {
+      throw new GatewayError(400, 'combination', `Parameters ${sent.map((n) => `'${n}'`).join(' and ')} cannot be combined in ${t.label}${release}${k.note ? ` (${k.note})` : ''}.`);
+    }
+  }
+  if (!c.validate(data)) throw invalid(t, c, (c.validate.errors ?? [])[0], values, data, release);
+}
+
+function invalid(t: ParamTarget, c: Compiled, e: ErrorObject | undefined, raw: Record<string, unknown>, data: Record<string, unknown>, release: string): GatewayError {
+  const name = e?.instancePath.split('/')[1] ?? '';
+  const p = c.byName.get(name);
+  const value = raw[name] ?? data[name];
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  const label = p?.name ?? name;
+  if (p?.enum && e?.keyword === 'enum') {
+    const def = t.view.service.enums[p.enum];
+    const val = def?.values.find((x) => x.value === String(value));
+    const facts = val ? `${p.enum} value ${val.value} was ${lifecycleFacts(val, t.view.service.releases, t.view.at)}` : `not a ${p.enum} value`;
+    const valid = t.view.enumValues(p.enum).map((x) => x.value).join(', ');
+    return new GatewayError(400, 'invalid', `Invalid value '${shown}' for parameter '${label}' of ${t.label}${release}: ${facts}. Valid values: ${valid}.`);
+  }
+  return new GatewayError(400, 'invalid', `Invalid value '${shown}' for parameter '${label}' of ${t.label}${release}: ${e?.message ?? 'invalid'}.`);
+}

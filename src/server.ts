@@ -1,0 +1,98 @@
+// Start a gateway from a configuration: load the catalogue, pin every service to its release,
+// build the app and listen. Used by the CLI and, in-process, by tests and benchmarks.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { builtinPlugins } from './builders/registry.js';
+import type { PluginRegistry } from './builders/plugin.js';
+import { UsageError } from './cli/args.js';
+import { loadCatalogue } from './catalogue/load.js';
+import { resolveService, type ReleaseView } from './catalogue/resolve.js';
+import type { Catalogue } from './catalogue/model.js';
+import type { GatewayConfig } from './config.js';
+import { createGateway, type Gateway, type ProxyHook } from './gateway/app.js';
+import { createLogger, type Logger } from './log.js';
+
+export interface RunningGateway {
+  url: string;
+  server: Server;
+  gateway: Gateway;
+  views: ReleaseView[];
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  plugins?: PluginRegistry;
+  beforeProxy?: ProxyHook[];
+}
+
+/** Resolve each service at its pinned release; unknown ids are usage errors listing the choices. */
+export function pinViews(catalogue: Catalogue, release: GatewayConfig['release']): ReleaseView[] {
+  const versioned = catalogue.services.filter((s) => s.versioned);
+  for (const id of Object.keys(release.byService)) {
+    const s = catalogue.services.find((x) => x.id === id);
+    if (!s) throw new UsageError(`--release names unknown service "${id}"; valid: ${versioned.map((x) => x.id).join(', ')}`);
+    if (!s.versioned) throw new UsageError(`--release: service "${id}" has no releases`);
+  }
+  if (release.all && !versioned.some((s) => s.releases.some((r) => r.id === release.all))) {
+    const choices = versioned.map((s) => `${s.id}: ${s.releases.map((r) => r.id).join(', ')}`).join('; ');
+    throw new UsageError(`unknown release "${release.all}"; valid releases: ${choices}`);
+  }
+  return catalogue.services.map((s) => {
+    const id = release.byService[s.id] ?? (s.releases.some((r) => r.id === release.all) ? release.all : undefined);
+    if (id !== undefined && s.versioned && !s.releases.some((r) => r.id === id)) {
+      throw new UsageError(`unknown release "${id}" for service ${s.id}; valid releases: ${s.releases.map((r) => r.id).join(', ')}`);
+    }
+    return resolveService(s, id);
+  });
+}
+
+/** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
+export function restUpstreams(catalogue: Catalogue, overrides: Record<string, string>): Record<string, string> {
+  const kinds = ['rest', 'streams', 'wsApi'];
+  for (const key of Object.keys(overrides)) {
+    const [id, kind] = key.split('.');
+    if (!catalogue.services.some((s) => s.id === id)) throw new UsageError(`--upstream names unknown service "${id}"; valid: ${catalogue.services.map((s) => s.id).join(', ')}`);
+    if (kind !== undefined && !kinds.includes(kind)) throw new UsageError(`--upstream ${key}: unknown kind "${kind}"; valid: ${kinds.join(', ')}`);
+  }
+  const out: Record<string, string> = {};
+  for (const s of catalogue.services) {
+    const u = overrides[s.id] ?? overrides[`${s.id}.rest`] ?? s.upstreams.rest;
+    if (u) out[s.id] = u;
+  }
+  return out;
+}
+
+export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const started = performance.now();
+  const { catalogue, fromCache } = loadCatalogue(config.catalogue);
+  const views = pinViews(catalogue, config.release);
+  const gateway = createGateway({
+    views, plugins: opts.plugins ?? builtinPlugins, upstreams: restUpstreams(catalogue, config.upstreams),
+    strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger, beforeProxy: opts.beforeProxy,
+  });
+  const server = createServer(gateway.app.callback());
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  for (const v of views) {
+    logger.info(`service ${v.service.id}${v.release ? ` pinned at ${v.release.id}` : ''}: ${v.served.length} endpoints`);
+  }
+  logger.debug(`catalogue ${fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    gateway,
+    views,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await gateway.close();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// The command line: flags, environment, config file, the listening line, and usage errors (exit 2).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+
+const test = suite('gateway command line');
+let upstream: Upstream;
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [`${ROOT}dist/src/cli.js`, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+
+test.before(async () => { upstream = await startUpstream(); });
+test.after(async () => { await upstream.stop(); });
+
+test('unknown release → exit 2 with one line listing the valid releases', () => {
+  const r = cli(['--release', '9.9.9', '--port', '0']);
+  assert.is(r.status, 2);
+  const first = r.stderr.split('\n')[0];
+  assert.match(first, /unknown release "9\.9\.9"/);
+  assert.match(first, /1\.0\.0, 1\.1\.0/);
+  assert.match(first, /3\.12\.0/);
+});
+
+test('bad flags → exit 2 naming the flag and the valid choices', () => {
+  const r = cli(['--prot', '1']);
+  assert.is(r.status, 2);
+  assert.match(r.stderr.split('\n')[0], /unknown option --prot \(valid: --release, --host, --port/);
+  const p = cli(['--port', 'eighty']);
+  assert.is(p.status, 2);
+  assert.match(p.stderr, /invalid --port "eighty"/);
+  const u = cli(['--upstream', 'nosuch=http://127.0.0.1:1', '--port', '0']);
+  assert.is(u.status, 2);
+  assert.match(u.stderr, /unknown service "nosuch"; valid: exchange, tx-examples/);
+  const l = cli(['--log-level', 'chatty']);
+  assert.is(l.status, 2);
+  assert.match(l.stderr, /valid: debug, info, warn, error, silent/);
+});
+
+test('flags: pinned release served, listening line printed', async () => {
+  const gw = await startGatewayProcess(['--release', '1.16.0', '--upstream', `exchange=${upstream.url}`]);
+  try {
+    assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+/);
+    const res = await fetch(`${gw.url}/api/v3/uiKlines?symbol=BTCUSDT&interval=1m`);
+    assert.is(res.status, 404);
+    assert.is(res.headers.get('x-gateway-release'), '1.16.0');
+  } finally { await gw.stop(); }
+});
+
+test('environment variables mirror the flags', async () => {
+  const gw = await startGatewayProcess([], { GATEWAY_RELEASE: '1.17.0', GATEWAY_UPSTREAM: `exchange=${upstream.url}` });
+  try {
+    const res = await fetch(`${gw.url}/api/v3/uiKlines?symbol=BTCUSDT&interval=1m`);
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('x-gateway-release'), '1.17.0');
+  } finally { await gw.stop(); }
+});
+
+test('--config YAML file; flags win over it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+  const file = join(dir, 'gateway.yaml');
+  writeFileSync(file, `release: 3.6.0\nupstreams:\n  exchange: ${upstream.url}\nstrict: true\n`);
+  const gw = await startGatewayProcess(['--config', file]);
+  try {
+    const res = await fetch(`${gw.url}/api/v3/klines?symbol=BTCUSDT&interval=1m&bogus=1`);
+    assert.is(res.status, 400, 'strict from the file');
+    assert.is(res.headers.get('x-gateway-release'), '3.6.0');
+  } finally { await gw.stop(); }
+  const gw2 = await startGatewayProcess(['--config', file, '--release', '3.7.0']);
+  try {
+    const res = await fetch(`${gw2.url}/api/v3/ping`);
+    assert.is(res.headers.get('x-gateway-release'), '3.7.0');
+  } finally { await gw2.stop(); }
+  writeFileSync(file, 'relase: 3.6.0\n');
+  const bad = cli(['--config', file]);
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /unknown key "relase"/);
+});
+
+test.run();

@@ -1,0 +1,86 @@
+// A local stand-in for the exchange, run as its own process by tests: it records every request
+// and verifies signatures the way the exchange does (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256
+// base64, Ed25519 base64) over the total parameter string = query string (without signature)
+// followed by the request body.
+//   node dist/test/support/exchange-upstream.js '<keys json>'   → prints "port <n>"
+// keys json: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }
+// Control: GET /__records (JSON list), POST /__reset. A request header x-test-delay-ms delays the answer.
+import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import { createServer } from 'node:http';
+
+type Key = { hmac: string } | { publicKey: string };
+const keys: Record<string, Key> = JSON.parse(process.argv[2] ?? '{}');
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** null: no signature sent; true/false: verification result. */
+  verified: boolean | null;
+  reason?: string;
+}
+
+const records: RecordedRequest[] = [];
+
+function verifySignature(apiKey: string | undefined, url: string, body: string): { ok: boolean | null; reason?: string } {
+  const q = url.indexOf('?');
+  const query = q < 0 ? '' : url.slice(q + 1);
+  const m = /(^|&)signature=([^&]*)$/.exec(query);
+  if (!m) return { ok: null };
+  const payload = query.slice(0, m.index) + body;
+  const key = apiKey ? keys[apiKey] : undefined;
+  if (!key) return { ok: false, reason: 'unknown API key' };
+  const sig = decodeURIComponent(m[2]);
+  if ('hmac' in key) {
+    const want = createHmac('sha256', key.hmac).update(payload).digest('hex');
+    const ok = sig.length === want.length && timingSafeEqual(Buffer.from(sig), Buffer.from(want));
+    return { ok, reason: ok ? undefined : 'HMAC mismatch' };
+  }
+  const pub = createPublicKey(key.publicKey);
+  const algo = pub.asymmetricKeyType === 'ed25519' ? null : 'sha256';
+  const ok = verify(algo, Buffer.from(payload), pub, Buffer.from(sig, 'base64'));
+  return { ok, reason: ok ? undefined : `${pub.asymmetricKeyType} signature mismatch` };
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const url = req.url ?? '/';
+    if (url === '/__records') {
+      res.setHeader('content-type', 'application/json');
+      return res.end(JSON.stringify(records));
+    }
+    if (url === '/__reset') {
+      records.length = 0;
+      return res.end('{}');
+    }
+    const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
+    const v = verifySignature(apiKey, url, body);
+    records.push({ method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason });
+    const answer = () => {
+      res.setHeader('content-type', 'application/json;charset=UTF-8');
+      res.setHeader('x-mbx-used-weight-1m', String(records.length));
+      if (v.ok === false) {
+        res.statusCode = 400;
+        return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
+      }
+      if (url.startsWith('/api/v3/rateLimited')) {
+        res.statusCode = 429;
+        res.setHeader('retry-after', '7');
+      }
+      res.end(JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
+    };
+    const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
+    if (delay) setTimeout(answer, delay);
+    else answer();
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  const addr = server.address();
+  console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

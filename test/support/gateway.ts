@@ -1,0 +1,23 @@
+// Start a gateway in-process for a test, pinned at a release and pointed at a local upstream.
+import { createHmac } from 'node:crypto';
+import { readConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startGateway, type RunningGateway, type StartOptions } from '../../src/server.js';
+
+export async function gatewayAt(release: string | undefined, upstream: string, extra: string[] = [], opts: StartOptions = {}): Promise<RunningGateway> {
+  const args = ['--port', '0', '--upstream', `exchange=${upstream}`, ...(release ? ['--release', release] : []), ...extra];
+  return startGateway(readConfig(args, {}), { logger: createLogger('silent'), ...opts });
+}
+
+export const API_KEY = 'test-api-key-0123456789';
+export const SECRET = 'test-secret-abcdefghijklmnopqrstuvwxyz';
+
+/** Sign a query string the way exchange clients do (HMAC-SHA256 over query + body, hex). */
+export function signed(query: string, body = '', secret = SECRET): string {
+  const sig = createHmac('sha256', secret).update(query + body).digest('hex');
+  return `${query}&signature=${sig}`;
+}
+
+export function ts(): string {
+  return `timestamp=${Date.now()}`;
+}

@@ -1,0 +1,62 @@
+// Start test processes (the local exchange upstream, the gateway CLI) and wait for their ready line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { RecordedRequest } from './exchange-upstream.js';
+
+/** Repository root (this file runs from dist/test/support). */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Spawn `node <script> ...args` and resolve once a stdout line matches `ready`. */
+export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<Proc & { match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const stop = () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { void stop(); reject(new Error(`${script} not ready in ${timeoutMs} ms:\n${out}`)); }, timeoutMs);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, match: m, output: () => out, stop });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${script} exited with ${code}:\n${out}`)); });
+  });
+}
+
+export interface Upstream extends Proc {
+  url: string;
+  records(): Promise<RecordedRequest[]>;
+  reset(): Promise<void>;
+}
+
+export async function startUpstream(keys: Record<string, { hmac: string } | { publicKey: string }> = {}): Promise<Upstream> {
+  const p = await startProcess(`${ROOT}dist/test/support/exchange-upstream.js`, [JSON.stringify(keys)], /port (\d+)/);
+  const url = `http://127.0.0.1:${p.match[1]}`;
+  return {
+    ...p,
+    url,
+    records: async () => (await fetch(`${url}/__records`)).json() as Promise<RecordedRequest[]>,
+    reset: async () => { await fetch(`${url}/__reset`, { method: 'POST' }); },
+  };
+}
+
+/** Start the gateway CLI (`node dist/src/cli.js`) and resolve with its URL. */
+export async function startGatewayProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Proc & { url: string }> {
+  const p = await startProcess(`${ROOT}dist/src/cli.js`, ['--port', '0', ...args], /listening on (http:\/\/\S+)/, env);
+  return { ...p, url: p.match[1] };
+}
