@@ -62,6 +62,8 @@ export function buildService(
       for (const e of validate.errors ?? []) {
         if (e.keyword === 'oneOf' || e.keyword === 'if') continue; // the branch errors say more
         const path = e.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s.replaceAll('~1', '/').replaceAll('~0', '~')));
+        // Point at the offending field itself when there is one (unknown field), else at the value.
+        if (e.keyword === 'additionalProperties') path.push((e.params as { additionalProperty: string }).additionalProperty);
         problems.push({ file: f.file, line: f.lineOf(path), message: schemaMessage(e) });
       }
       continue;

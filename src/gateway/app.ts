@@ -63,7 +63,7 @@ export interface Gateway {
 export function createGateway(opts: GatewayOptions): Gateway {
   const table = buildRouteTable(opts.views);
   checkPlugins(table, opts.plugins);
-  const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false });
+  const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true });
   const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs });
   const upstreams = new Map(Object.entries(opts.upstreams).map(([k, v]) => [k, new URL(v)]));
   const metrics = new Metrics();

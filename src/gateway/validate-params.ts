@@ -26,6 +26,8 @@ export interface ParamOptions {
 
 interface Compiled {
   validate: ValidateFunction;
+  /** Parameters whose value is a list: sent as JSON array text (["A","B"]) or a single value. */
+  lists: Set<string>;
   byName: Map<string, Parameter>;
   known: Map<string, Parameter[]>;
 }
@@ -35,15 +37,22 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
   if (cached) return cached;
   const properties: Record<string, unknown> = {};
   const byName = new Map<string, Parameter>();
+  const lists = new Set<string>();
   for (const p of t.parameters) {
     byName.set(keyOf(p), p);
     const schema: Record<string, unknown> = { ...p.schema };
-    if (p.enum) schema.enum = t.view.enumValues(p.enum).map((v) => v.value);
+    if (p.enum) {
+      const values = t.view.enumValues(p.enum).map((v) => v.value);
+      // A list-valued parameter checks each item against the enum.
+      if (schema.type === 'array') schema.items = { ...(schema.items as object), enum: values };
+      else schema.enum = values;
+    }
+    if (schema.type === 'array') lists.add(keyOf(p));
     properties[keyOf(p)] = schema;
   }
   const known = new Map<string, Parameter[]>();
   for (const p of t.knownParameters) known.set(keyOf(p), [...(known.get(keyOf(p)) ?? []), p]);
-  const compiled = { validate: ajv.compile({ type: 'object', properties }), byName, known };
+  const compiled = { validate: ajv.compile({ type: 'object', properties }), byName, known, lists };
   t.cache.set('params', compiled);
   return compiled;
 }
@@ -91,7 +100,21 @@ export function checkParams(
       throw new GatewayError(400, 'combination', `Parameters ${sent.map((n) => `'${n}'`).join(' and ')} cannot be combined in ${t.label}${release}${k.note ? ` (${k.note})` : ''}.`);
     }
   }
+  for (const name of c.lists) {
+    const v = data[name];
+    if (typeof v === 'string') data[name] = parseList(v);
+  }
   if (!c.validate(data)) throw invalid(t, c, (c.validate.errors ?? [])[0], values, data, release);
+}
+
+/** '["A","B"]' → ['A', 'B']; 'A' → ['A']; text that is not a JSON list stays as sent (and fails the schema). */
+function parseList(v: string): unknown {
+  if (!v.startsWith('[')) return [v];
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
 }
 
 function invalid(t: ParamTarget, c: Compiled, e: ErrorObject | undefined, raw: Record<string, unknown>, data: Record<string, unknown>, release: string): GatewayError {
@@ -101,11 +124,14 @@ function invalid(t: ParamTarget, c: Compiled, e: ErrorObject | undefined, raw: R
   const shown = typeof value === 'string' ? value : JSON.stringify(value);
   const label = p?.name ?? name;
   if (p?.enum && e?.keyword === 'enum') {
+    const item = e.instancePath.split('/')[2];
+    const bad = item === undefined ? value : (data[name] as unknown[])[Number(item)];
     const def = t.view.service.enums[p.enum];
-    const val = def?.values.find((x) => x.value === String(value));
+    const val = def?.values.find((x) => x.value === String(bad));
     const facts = val ? `${p.enum} value ${val.value} was ${lifecycleFacts(val, t.view.service.releases, t.view.at)}` : `not a ${p.enum} value`;
     const valid = t.view.enumValues(p.enum).map((x) => x.value).join(', ');
-    return new GatewayError(400, 'invalid', `Invalid value '${shown}' for parameter '${label}' of ${t.label}${release}: ${facts}. Valid values: ${valid}.`);
+    const itemNote = item === undefined ? '' : ` (item '${String(bad)}')`;
+    return new GatewayError(400, 'invalid', `Invalid value '${shown}'${itemNote} for parameter '${label}' of ${t.label}${release}: ${facts}. Valid values: ${valid}.`);
   }
   return new GatewayError(400, 'invalid', `Invalid value '${shown}' for parameter '${label}' of ${t.label}${release}: ${e?.message ?? 'invalid'}.`);
 }
