@@ -1,20 +1,37 @@
 // npm run catalogue -- <command>: inspect and check the catalogue.
 //   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
 //   lint [--catalogue <dir>]                  the loader's errors and warnings; exit 1 on errors
+//   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
+//                                             append endpoints the catalogue lacks; never rewrites entries
 import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
+import { importOpenApi } from './catalogue-import/import-openapi.js';
 
 const USAGE = `usage: npm run catalogue -- <command> [options]
   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
-  lint [--catalogue <dir>]`;
+  lint [--catalogue <dir>]
+  import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]`;
 
 function main(argv: string[]): number {
   const [command, ...rest] = argv;
   if (command === 'lint') return lint(rest);
   if (command === 'endpoints') return endpoints(rest);
-  throw new UsageError(command ? `unknown command "${command}"; valid: endpoints, lint` : 'missing command; valid: endpoints, lint');
+  if (command === 'import-openapi') return importCommand(rest);
+  const valid = 'endpoints, lint, import-openapi';
+  throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
+}
+
+function importCommand(argv: string[]): number {
+  const args = parseArgs(argv, ['module'], ['dry-run']);
+  const [spec, serviceDir] = args.positionals;
+  if (!spec || !serviceDir) throw new UsageError('import-openapi needs <spec> and <service-dir>');
+  const dryRun = flag(args, 'dry-run') === 'true';
+  const r = importOpenApi(spec, serviceDir, { module: flag(args, 'module'), dryRun });
+  for (const k of r.added) console.log(`${dryRun ? 'would add' : 'added'} ${k}`);
+  console.log(`${r.added.length} endpoint(s) ${dryRun ? 'to add' : 'added'}, ${r.skipped.length} already present or left out; run 'lint' next`);
+  return 0;
 }
 
 function lint(argv: string[]): number {

@@ -73,6 +73,20 @@ test('permissions combined with symbol → 400', async () => {
   assert.equal(await upstream.records(), []);
 });
 
+test('list-valued permissions: each item checked against the enum', async () => {
+  const ok = await send('3.12.0', 'GET', '/api/v3/exchangeInfo', `permissions=${encodeURIComponent('["MARGIN","LEVERAGED"]')}`);
+  assert.is(ok.status, 200, ok.body.msg);
+  const one = await send('3.12.0', 'GET', '/api/v3/exchangeInfo', 'permissions=SPOT');
+  assert.is(one.status, 200, one.body.msg);
+  const bad = await send('3.12.0', 'GET', '/api/v3/exchangeInfo', `permissions=${encodeURIComponent('["SPOT","FUTURES_X"]')}`);
+  assert.is(bad.status, 400);
+  assert.is(bad.body.code, -1130);
+  assert.match(bad.body.msg, /item 'FUTURES_X'/);
+  const early = await send('1.17.0', 'GET', '/api/v3/exchangeInfo', 'permissions=SPOT');
+  assert.is(early.status, 400);
+  assert.match(early.body.msg, /added in 1\.18\.0/);
+});
+
 test('ticker type accepts FULL and MINI only, from 1.17.0', async () => {
   const bad = await send('3.12.0', 'GET', '/api/v3/ticker/24hr', 'symbol=BNBUSDT&type=HALF');
   assert.is(bad.status, 400);
