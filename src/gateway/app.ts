@@ -85,20 +85,24 @@ export function createGateway(opts: GatewayOptions): Gateway {
       answerError(ctx, e, route?.view.service ?? defaultService, opts.logger);
     }
     const release = route ? route.view.release?.id : defaultRelease;
-    if (release) ctx.set('X-Gateway-Release', release);
+    if (release && !ctx.headerSent) ctx.set('X-Gateway-Release', release);
     metrics.observe(route?.endpoint.endpoint.key ?? 'unmatched', ctx.status, started);
   });
-  app.use(cors({ exposeHeaders: ['X-Gateway-Release', 'Deprecation', 'Sunset', 'Link', 'Retry-After'], maxAge: 600 }));
-  app.use(adminRoutes({ table, metrics, views: opts.views }));
+  const corsHeaders = cors({ exposeHeaders: ['X-Gateway-Release', 'Deprecation', 'Sunset', 'Link', 'Retry-After'], maxAge: 600 });
+  // Only browsers' cross-origin requests carry Origin; others skip the CORS work.
+  app.use((ctx, next) => (ctx.req.headers.origin ? corsHeaders(ctx, next) : next()));
+  const admin = adminRoutes({ table, metrics, views: opts.views });
 
-  app.use(async (ctx) => {
+  app.use(async (ctx, next) => {
     const route = table.served.get(`${ctx.method} ${ctx.path}`);
+    if (!route && ctx.path.startsWith('/_gateway/')) return admin(ctx, next);
     if (!route) {
       const { error, route: near } = notServed(table, ctx.method, ctx.path);
       ctx.state.route = near;
       throw error;
     }
     ctx.state.route = route;
+    if (route.view.release) ctx.set('X-Gateway-Release', route.view.release.id);
     const dep = deprecationHeaders(route);
     if (dep) ctx.set(dep);
     const ep = route.endpoint.endpoint;
@@ -154,13 +158,18 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ctx.status = res.status;
     const length = Number(res.headers['content-length'] ?? NaN);
     delete res.headers['content-length'];
-    ctx.set(res.headers);
     if (length <= BUFFER_LIMIT) {
-      // Most answers are small: one buffered write is far cheaper than Koa's stream pipeline.
+      // Most answers are small. Write them in one go, bypassing Koa's response handling, which
+      // costs as much CPU as the whole forward; the headers set so far (CORS, release,
+      // deprecation) go out with the upstream's.
       const chunks: Buffer[] = [];
       for await (const chunk of res.body) chunks.push(chunk as Buffer);
-      ctx.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      ctx.respond = false;
+      ctx.res.writeHead(res.status, { ...res.headers, ...ctx.res.getHeaders(), 'content-length': body.length });
+      ctx.res.end(body);
     } else {
+      ctx.set(res.headers);
       ctx.body = res.body;
       res.body.on('error', () => { /* client gone or upstream reset: nothing to answer any more */ });
       if (length >= 0) ctx.length = length;
