@@ -63,7 +63,10 @@ export interface Gateway {
 export function createGateway(opts: GatewayOptions): Gateway {
   const table = buildRouteTable(opts.views);
   checkPlugins(table, opts.plugins);
+  // Query and form values arrive as text and are coerced to the schema's types; JSON bodies
+  // already carry types, so a number where a string is expected is an error, not a conversion.
   const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true });
+  const jsonAjv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
   const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs });
   const upstreams = new Map(Object.entries(opts.upstreams).map(([k, v]) => [k, new URL(v)]));
   const metrics = new Metrics();
@@ -135,7 +138,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       throw new GatewayError(400, 'invalid', `invalid JSON body: ${(e as Error).message}`);
     }
     if (body === undefined) throw new GatewayError(400, 'invalid', 'request body is empty; expected a JSON object');
-    checkBody(ajv, route, body);
+    checkBody(jsonAjv, route, body);
     const plugin = opts.plugins.get(route.endpoint.endpoint.builder!)!;
     try {
       ctx.body = await plugin(body);
