@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import { LEVELS, type Level } from './log.js';
+import { readSigningSettings, SIGNING_ENV, type SigningSettings } from './upstream/signing/settings.js';
 
 export interface GatewayConfig {
   catalogue: string;
@@ -18,21 +19,26 @@ export interface GatewayConfig {
   timeoutMs: number;
   bodyLimit: number;
   logLevel: Level;
+  /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
+  signing?: SigningSettings;
+  /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
+  tokensFile?: string;
 }
 
-const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level'] as const;
+const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file'] as const;
 const BOOLEANS = ['strict'] as const;
 const ENV: Record<string, string> = {
   release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
   upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
-  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT',
+  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE',
 };
-const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel'];
+const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile'];
 
 export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
-       [--log-level ${LEVELS.join('|')}] [--config <file.yaml>]
-environment: ${Object.values(ENV).join(', ')} mirror the flags`;
+       [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>]
+environment: ${Object.values(ENV).join(', ')} mirror the flags
+signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const args = parseArgs(argv, FLAGS, BOOLEANS);
@@ -49,6 +55,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 1, 600_000),
     bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
     logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
+    signing: readSigningSettings(env, file.signing),
+    tokensFile: get('tokens-file') ?? str(file.tokensFile),
   };
   for (const r of releaseSpecs(args, env, file)) {
     const eq = r.indexOf('=');

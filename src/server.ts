@@ -10,12 +10,16 @@ import { resolveService, type ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
 import { createGateway, type Gateway, type ProxyHook } from './gateway/app.js';
+import { createWebsocketGateway, type WebsocketGateway } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
+import { securityHooks } from './upstream/signing/setup.js';
 
 export interface RunningGateway {
   url: string;
   server: Server;
   gateway: Gateway;
+  /** Websocket upgrades (/ws, /stream, /ws-api/v3) and their relays. */
+  websockets: WebsocketGateway;
   views: ReleaseView[];
   close(): Promise<void>;
 }
@@ -24,6 +28,8 @@ export interface StartOptions {
   logger?: Logger;
   plugins?: PluginRegistry;
   beforeProxy?: ProxyHook[];
+  /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
+  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
 }
 
 /** Resolve each service at its pinned release; unknown ids are usage errors listing the choices. */
@@ -68,12 +74,18 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const started = performance.now();
   const { catalogue, fromCache } = loadCatalogue(config.catalogue);
   const views = pinViews(catalogue, config.release);
+  const security = securityHooks(config, views, logger);
   const gateway = createGateway({
     views, plugins: opts.plugins ?? builtinPlugins, upstreams: restUpstreams(catalogue, config.upstreams),
-    strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger, beforeProxy: opts.beforeProxy,
+    strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
+    beforeProxy: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
   });
   const server = createServer(gateway.app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  const websockets = createWebsocketGateway({
+    views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger, ...opts.websocket,
+  });
+  server.on('upgrade', websockets.upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -88,8 +100,10 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     url: `http://${host}:${port}`,
     server,
     gateway,
+    websockets,
     views,
     close: async () => {
+      await websockets.close(); // upgraded sockets would keep server.close() waiting
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await gateway.close();

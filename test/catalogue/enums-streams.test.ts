@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService, type ReleaseView } from '../../src/catalogue/resolve.js';
 import type { Service, Stream } from '../../src/catalogue/model.js';
+import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 
 const DATA = '/work/shared/data';
 const { catalogue } = loadCatalogue(undefined, { cacheDir: false });
@@ -60,25 +61,9 @@ function concrete(template: string, sample: Record<string, string>): string[] {
 const SAMPLE = { 'symbol|lower': 'btcusdt', interval: '1m', level: '5', speed: '1000', windowSize: '1h', listen_key: LISTEN_KEY };
 const SAMPLE2 = { 'symbol|lower': 'bnbbtc', interval: '1M', level: '20', speed: '100', windowSize: '1d', listen_key: LISTEN_KEY };
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Regex of a stream template at a release: enum placeholders admit only the values alive there. */
-function templateRegex(view: ReleaseView, template: string): RegExp {
-  const src = template.split(/(<[^>]+>)/).map((part) => {
-    const m = /^<([^>]+)>$/.exec(part);
-    if (!m) return escape(part);
-    const ph = view.service.placeholders[m[1]];
-    if (!ph) throw new Error(`placeholder <${m[1]}> of ${template} is not defined`);
-    if (ph.enum) return `(?:${view.enumValues(ph.enum).map((v) => escape(v.value)).join('|')})`;
-    return `(?:${ph.pattern!.replace(/^\^/, '').replace(/\$$/, '')})`;
-  }).join('');
-  return new RegExp(`^${src}$`);
-}
-
-/** Templates alive at a release that a concrete stream name matches. */
+/** Templates alive at a release that a concrete stream name matches (the gateway's own matcher). */
 function matching(release: string, name: string): Stream[] {
-  const view = at(release);
-  return view.streams.filter((s) => templateRegex(view, s.name).test(name));
+  return new StreamMatcher(at(release)).matching(name);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -1,0 +1,143 @@
+// Client tokens: read from GATEWAY_TOKENS_FILE (YAML or JSON), stored hashed (sha256:<hex>).
+// Tokens are random (npm run keygen -- --token makes 256-bit ones), so one SHA-256 is enough:
+// there is nothing to brute-force that a slow hash would protect.
+//
+//   tokens:
+//     - name: dashboard                 # shown in logs and 403 answers (never the token)
+//       hash: sha256:9f86d081884c7d65…  # 64 hex digits
+//       methods: [GET]                  # optional: only these methods, for every allow entry
+//       allow:
+//         - GET /api/v3/*               # "[METHOD[,METHOD…]|*] /path/pattern": * one segment, ** any depth
+//         - '* /sapi/v1/margin/**'
+//         - module: trade               # every endpoint of a catalogue module
+//           methods: [GET, POST]        # optional, per entry
+//         - path: /api/v3/order
+//           methods: [DELETE]
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../../cli/args.js';
+
+export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export interface AllowEntry {
+  /** null: any method. */
+  methods: Set<string> | null;
+  /** Anchored path pattern, or undefined for a module entry. */
+  path?: RegExp;
+  /** Catalogue module name. */
+  module?: string;
+  /** As written, for messages. */
+  text: string;
+}
+
+export interface TokenEntry {
+  name: string;
+  /** SHA-256 of the token (32 bytes). */
+  digest: Buffer;
+  methods: Set<string> | null;
+  allow: AllowEntry[];
+}
+
+export const sha256 = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+/** The line to put in the tokens file for a token. */
+export const hashLine = (token: string): string => `sha256:${sha256(token).toString('hex')}`;
+
+/** A new random token: "gwt_" + 43 base64url characters (256 bits). */
+export const newToken = (): string => `gwt_${randomBytes(32).toString('base64url')}`;
+
+/** Read and check a tokens file; `source` names the setting in messages (e.g. GATEWAY_TOKENS_FILE). */
+export function readTokensFile(path: string, source = 'GATEWAY_TOKENS_FILE'): TokenEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${source}: cannot read the tokens file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let data: unknown;
+  try {
+    data = /^\s*[[{]/.test(text) ? JSON.parse(text) : parseYaml(text);
+  } catch {
+    // The parser's message quotes the offending text, which may be a token: never show it.
+    throw new UsageError(`${source}: the tokens file is neither valid YAML nor JSON`);
+  }
+  return parseTokens(data, source);
+}
+
+export function parseTokens(data: unknown, source = 'tokens'): TokenEntry[] {
+  const list = Array.isArray(data) ? data : (data as { tokens?: unknown } | null)?.tokens;
+  if (!Array.isArray(list)) throw new UsageError(`${source}: expected a list of tokens (a "tokens:" key holding a list)`);
+  if (!list.length) throw new UsageError(`${source}: the tokens list is empty`);
+  const names = new Set<string>();
+  const digests = new Set<string>();
+  return list.map((raw, i) => {
+    const at = `${source}: tokens[${i}]`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${at} must be a mapping with name, hash and allow`);
+    const t = raw as Record<string, unknown>;
+    for (const k of Object.keys(t)) {
+      if (!['name', 'hash', 'methods', 'allow', 'note'].includes(k)) {
+        throw new UsageError(`${at}: unknown key "${k}"; valid: name, hash, methods, allow, note${k === 'token' ? ' (store the hash, never the token: npm run keygen -- --token)' : ''}`);
+      }
+    }
+    if (typeof t.name !== 'string' || !/^[\w.@:-]{1,64}$/.test(t.name)) throw new UsageError(`${at}: name must be 1-64 letters, digits or . _ - @ :`);
+    const label = `${at} ("${t.name}")`;
+    if (names.has(t.name)) throw new UsageError(`${label}: the name is used twice`);
+    names.add(t.name);
+    const m = typeof t.hash === 'string' ? /^sha256:([0-9a-fA-F]{64})$/.exec(t.hash.trim()) : null;
+    if (!m) throw new UsageError(`${label}: hash must be sha256:<64 hex digits> (npm run keygen -- --token prints one)`);
+    const hex = m[1].toLowerCase();
+    if (digests.has(hex)) throw new UsageError(`${label}: the same hash appears twice`);
+    digests.add(hex);
+    if (!Array.isArray(t.allow) || !t.allow.length) throw new UsageError(`${label}: allow must be a non-empty list of endpoint patterns or modules`);
+    return {
+      name: t.name,
+      digest: Buffer.from(hex, 'hex'),
+      methods: methodSet(t.methods, `${label}: methods`),
+      allow: t.allow.map((a, j) => allowEntry(a, `${label}: allow[${j}]`)),
+    };
+  });
+}
+
+function allowEntry(a: unknown, at: string): AllowEntry {
+  if (typeof a === 'string') {
+    const m = /^(?:(\*|[A-Za-z]+(?:,[A-Za-z]+)*)\s+)?(\/\S*)$/.exec(a.trim());
+    if (!m) throw new UsageError(`${at}: "${a}" is not "[METHOD|*] /path/pattern"`);
+    return { methods: m[1] === undefined || m[1] === '*' ? null : methodSet(m[1].split(','), at), path: pathPattern(m[2], at), text: a.trim() };
+  }
+  if (!a || typeof a !== 'object' || Array.isArray(a)) throw new UsageError(`${at}: expected "METHOD /path" or a mapping with module or path`);
+  const o = a as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!['module', 'path', 'methods'].includes(k)) throw new UsageError(`${at}: unknown key "${k}"; valid: module, path, methods`);
+  }
+  if ((o.module === undefined) === (o.path === undefined)) throw new UsageError(`${at}: give exactly one of module or path`);
+  const methods = methodSet(o.methods, `${at}: methods`);
+  const mtext = methods ? `${[...methods].join(',')} ` : '';
+  if (o.module !== undefined) {
+    if (typeof o.module !== 'string' || !o.module) throw new UsageError(`${at}: module must be a catalogue module name`);
+    return { methods, module: o.module, text: `${mtext}module ${o.module}` };
+  }
+  if (typeof o.path !== 'string' || !o.path.startsWith('/')) throw new UsageError(`${at}: path must start with /`);
+  return { methods, path: pathPattern(o.path, at), text: `${mtext}${o.path}` };
+}
+
+function methodSet(v: unknown, at: string): Set<string> | null {
+  if (v === undefined || v === null || v === '*') return null;
+  const list = typeof v === 'string' ? v.split(',') : v;
+  if (!Array.isArray(list) || !list.length) throw new UsageError(`${at} must be a list of HTTP methods`);
+  const out = new Set<string>();
+  for (const x of list) {
+    const m = String(x).trim().toUpperCase();
+    if (m === '*') return null;
+    if (!(METHODS as readonly string[]).includes(m)) throw new UsageError(`${at}: unknown method "${String(x)}"; valid: ${METHODS.join(', ')}, *`);
+    out.add(m);
+  }
+  return out;
+}
+
+/** "/api/v3/*" → one path segment; "/sapi/**" → any depth. Everything else matches literally. */
+export function pathPattern(p: string, at = 'pattern'): RegExp {
+  if (!p.startsWith('/')) throw new UsageError(`${at}: path pattern must start with /`);
+  const re = p.split(/(\*\*|\*)/).map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${re}$`);
+}

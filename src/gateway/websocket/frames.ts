@@ -1,0 +1,131 @@
+// Client frames checked against the catalogue before they are relayed: SUBSCRIBE / UNSUBSCRIBE on a
+// stream connection, {id, method, params} requests on a websocket-API connection. A frame that fails
+// is answered in the upstream's own error shape (with the request's id) and never forwarded; a frame
+// that passes is forwarded as the exact bytes the client sent.
+import type { Ajv } from 'ajv';
+import { aliveAt, lifecycleFacts } from '../../catalogue/lifecycle.js';
+import type { WsMethod } from '../../catalogue/model.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
+import { envelope, GatewayError } from '../errors.js';
+import { checkParams, type ParamTarget } from '../validate-params.js';
+import type { StreamMatcher } from './stream-names.js';
+
+/** undefined: forward the frame unchanged; a string: answer the client with it instead. */
+export type Verdict = string | undefined;
+
+/** Error code of the stream server for an invalid request ("Invalid request: ..."). */
+export const STREAM_INVALID_REQUEST = 2;
+
+type Id = string | number | null;
+const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' ? v : null);
+
+function parseObject(data: Buffer): Record<string, unknown> | null {
+  // Cheap pre-check: a JSON object starts with '{' (after optional white space).
+  let i = 0;
+  while (i < data.length && (data[i] === 0x20 || data[i] === 0x0a || data[i] === 0x0d || data[i] === 0x09)) i++;
+  if (data[i] !== 0x7b) return null;
+  try {
+    const v: unknown = JSON.parse(data.toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A client frame on a stream connection. SUBSCRIBE / UNSUBSCRIBE name streams: each is checked like
+ * a name in the URL. Everything else (LIST_SUBSCRIPTIONS, SET_PROPERTY, text the gateway cannot
+ * parse, ...) is the upstream's to answer and is forwarded.
+ */
+export function checkStreamFrame(matcher: StreamMatcher, data: Buffer): Verdict {
+  const req = parseObject(data);
+  if (!req || (req.method !== 'SUBSCRIBE' && req.method !== 'UNSUBSCRIBE') || !Array.isArray(req.params)) return undefined;
+  const refusals: string[] = [];
+  for (const name of req.params) {
+    if (typeof name !== 'string') continue; // the upstream answers type errors itself
+    const c = matcher.check(name);
+    if (!c.ok) refusals.push(c.reason);
+  }
+  if (!refusals.length) return undefined;
+  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more invalid stream name${refusals.length > 2 ? 's' : ''})` : '';
+  return JSON.stringify({ error: { code: STREAM_INVALID_REQUEST, msg: `Invalid request: ${refusals[0]}${more}` }, id: idOf(req.id) });
+}
+
+/** What happened to a websocket-API request, for the connection's log and counters. */
+export interface ApiRequestFacts {
+  method: WsMethod;
+  deprecated: boolean;
+}
+
+/** Checks websocket-API requests of one pinned release; compiled validators are shared by all connections. */
+export class WsApiChecker {
+  private readonly targets = new Map<string, ParamTarget>();
+  private readonly byName = new Map<string, WsMethod>();
+  private readonly releaseLabel: string;
+
+  constructor(
+    readonly view: ReleaseView,
+    private readonly ajv: Ajv,
+    private readonly strict: boolean,
+  ) {
+    for (const m of view.wsMethods) this.byName.set(m.name, m);
+    this.releaseLabel = view.release ? ` at ${view.release.id}` : '';
+  }
+
+  /**
+   * Check one request frame. Returns the error answer, or undefined (forward) together with the
+   * method it calls through `served`.
+   */
+  check(data: Buffer, served?: (facts: ApiRequestFacts) => void): Verdict {
+    const req = parseObject(data);
+    if (!req) return this.answer(null, new GatewayError(400, 'missing', 'Malformed request: expected a JSON object {"id", "method", "params"}.'));
+    const id = idOf(req.id);
+    if (typeof req.method !== 'string' || req.method === '') {
+      return this.answer(id, new GatewayError(400, 'missing', "Mandatory parameter 'method' was not sent, was empty/null, or malformed."));
+    }
+    const method = this.byName.get(req.method);
+    if (!method) return this.answer(id, this.notServed(req.method));
+    if (req.params !== undefined && (req.params === null || typeof req.params !== 'object' || Array.isArray(req.params))) {
+      return this.answer(id, new GatewayError(400, 'missing', `Malformed 'params' of ${method.name}: expected a JSON object.`));
+    }
+    try {
+      checkParams(this.ajv, this.target(method), (req.params ?? {}) as Record<string, unknown>, {}, { strict: this.strict });
+    } catch (e) {
+      if (e instanceof GatewayError) return this.answer(id, e);
+      throw e;
+    }
+    served?.({ method, deprecated: this.view.status(method) === 'deprecated' });
+    return undefined;
+  }
+
+  /** "orderList.place at 3.8.0: deprecated in 3.8.0; use orderList.place.oco". */
+  facts(method: WsMethod): string {
+    return `${method.name}${this.releaseLabel}: ${lifecycleFacts(method, this.view.service.releases, this.view.at)}`;
+  }
+
+  private notServed(name: string): GatewayError {
+    const lives = this.view.service.wsMethods.filter((m) => m.name === name);
+    if (!lives.length) return new GatewayError(400, 'notFound', `Unknown websocket API method '${name}': not in the catalogue.`);
+    // Of several lives of one method, name the one nearest the pin: the last removed, else the next added.
+    const removed = lives.filter((m) => this.view.status(m) === 'removed').at(-1);
+    const m = removed ?? lives[0];
+    return new GatewayError(400, 'notFound', `Websocket API method '${name}' was ${lifecycleFacts(m, this.view.service.releases, this.view.at)}.`);
+  }
+
+  private target(method: WsMethod): ParamTarget {
+    let t = this.targets.get(method.name);
+    if (!t) {
+      t = {
+        label: method.name, view: this.view,
+        parameters: aliveAt(method.parameters, this.view.at),
+        knownParameters: method.parameters, constraints: method.constraints, cache: new Map(),
+      };
+      this.targets.set(method.name, t);
+    }
+    return t;
+  }
+
+  private answer(id: Id, e: GatewayError): string {
+    return JSON.stringify({ id, status: e.status, error: envelope(this.view.service, e.reason, e.message) });
+  }
+}

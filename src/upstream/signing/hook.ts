@@ -1,0 +1,57 @@
+// The signing stage of the proxy: for the signed service, an endpoint SIGNED at the pinned release
+// gets timestamp (+ recvWindow) and signature appended and the API-key header set; an API_KEY
+// endpoint gets the API-key header. A request the client signed itself passes unchanged, and so
+// does an API_KEY request that brings its own key header.
+import type { ProxyHook, ProxyRequestState } from '../../gateway/app.js';
+import type { Secret } from './secret.js';
+import { carriesSignature, queryOf, signUrl } from './sign-request.js';
+import type { Signer } from './signers.js';
+
+export interface SigningHookOptions {
+  service: string;
+  /** Header the API key travels in (service.yaml security.apiKeyHeader). */
+  header: string;
+  apiKey: Secret;
+  signer: Signer;
+  recvWindow?: string;
+  clock?: () => number;
+}
+
+const SIGNED_QUERY = /(?:^|&)signature=/;
+
+export function signingHook(opts: SigningHookOptions): ProxyHook {
+  const header = opts.header.toLowerCase();
+  const apiKey = opts.apiKey.reveal();
+  const clock = opts.clock ?? Date.now;
+  const sign = (p: string | Buffer) => opts.signer.sign(p);
+
+  /** What the gateway adds to this request: nothing, the key header, or key + signature. */
+  function role(state: ProxyRequestState): 'none' | 'key' | 'sign' {
+    if (state.route.view.service.id !== opts.service) return 'none';
+    const security = state.route.endpoint.security;
+    if (security === 'SIGNED') return SIGNED_QUERY.test(queryOf(state.url)) ? 'none' : 'sign';
+    if (security === 'API_KEY') return state.headers[header] ? 'none' : 'key';
+    return 'none';
+  }
+
+  return {
+    admit(_ctx, state) {
+      const r = role(state);
+      if (r === 'none') return;
+      state.supplied.add(opts.header);
+      if (r === 'sign') {
+        state.supplied.add('timestamp');
+        state.supplied.add('signature');
+      }
+    },
+    prepare(_ctx, state) {
+      const r = role(state);
+      if (r === 'none') return;
+      if (r === 'sign') {
+        if (carriesSignature(state.url, state.body)) return; // signed in the form body
+        state.url = signUrl(state.url, state.body, sign, { now: clock(), recvWindow: opts.recvWindow });
+      }
+      state.headers = { ...state.headers, [header]: apiKey };
+    },
+  };
+}

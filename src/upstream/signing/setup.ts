@@ -1,0 +1,67 @@
+// Wire signing mode and client authentication from the configuration into proxy hooks.
+// Called once at start-up; refuses to serve signed requests to the network without tokens.
+import { isIP } from 'node:net';
+import { UsageError } from '../../cli/args.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
+import type { ProxyHook } from '../../gateway/app.js';
+import { clientAuthHook, unknownModules } from '../../gateway/client-auth/hook.js';
+import { readTokensFile } from '../../gateway/client-auth/tokens.js';
+import type { Logger } from '../../log.js';
+import { signingHook } from './hook.js';
+import { loadSigner } from './keys.js';
+import type { SigningSettings } from './settings.js';
+
+export interface SecurityConfig {
+  host: string;
+  signing?: SigningSettings;
+  tokensFile?: string;
+}
+
+export interface SecurityHooks {
+  /** Run first: client authentication. */
+  authenticate: ProxyHook[];
+  /** Run last: signing (nothing may change the URL after it). */
+  sign: ProxyHook[];
+}
+
+export function securityHooks(config: SecurityConfig, views: ReleaseView[], logger: Logger): SecurityHooks {
+  const out: SecurityHooks = { authenticate: [], sign: [] };
+  const notes: (() => void)[] = [];
+  const { signing, tokensFile } = config;
+  if (signing && !tokensFile && !isLoopback(config.host)) {
+    throw new UsageError(`signing mode is on and --host ${config.host} is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE (npm run keygen -- --token makes one) or listen on 127.0.0.1`);
+  }
+  const proxied = views.filter((v) => v.service.kind === 'proxy');
+  if (signing) {
+    const view = views.find((v) => v.service.id === signing.service);
+    if (!view) throw new UsageError(`signing is configured for service "${signing.service}", which the catalogue does not have`);
+    const header = view.service.apiKeyHeader;
+    if (!header) throw new UsageError(`signing: service "${signing.service}" declares no security.apiKeyHeader in service.yaml`);
+    const signer = loadSigner(signing);
+    out.sign.push(signingHook({ service: signing.service, header, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow }));
+    notes.push(() => logger.info(`service ${signing.service}: signing mode, ${signer.algorithm} signatures${signing.recvWindow ? `, recvWindow ${signing.recvWindow} ms` : ''}`));
+  }
+  if (tokensFile) {
+    const tokens = readTokensFile(tokensFile);
+    const modules = new Set(proxied.flatMap((v) => v.service.endpoints.map((e) => e.module)));
+    const unknown = unknownModules(tokens, modules);
+    if (unknown.length) throw new UsageError(`GATEWAY_TOKENS_FILE names unknown catalogue modules: ${unknown.join(', ')}; valid: ${[...modules].sort().join(', ')}`);
+    const services = new Set(proxied.map((v) => v.service.id));
+    out.authenticate.push(clientAuthHook({ tokens, services }));
+    notes.push(() => logger.info(`client authentication: ${tokens.length} token(s) for ${[...services].join(', ')}`));
+  } else if (signing) {
+    notes.push(() => logger.warn(`signing mode without client tokens: anyone who can reach ${config.host} acts with the exchange account (set GATEWAY_TOKENS_FILE)`));
+  }
+  // Only once everything checked out, so a failed start-up prints its error first.
+  for (const n of notes) n();
+  return out;
+}
+
+/** 127.0.0.0/8, ::1 (and IPv4-mapped 127.x), "localhost". Anything else counts as reachable from the network. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || /^(0{0,4}:){5}ffff:127\./.test(h) || /^::ffff:127\./.test(h);
+  return false;
+}

@@ -1,0 +1,219 @@
+// The websocket relay: one client connection joined to one upstream connection.
+// Data frames pass unchanged both ways (text stays text, binary stays binary, same bytes, same
+// order); control frames are relayed too (an upstream ping reaches the client and its pong goes
+// back), so each end's keep-alive sees the other end. Close codes are propagated. The gateway never
+// buffers without bound: a client that reads slower than the upstream sends is closed (1008) once
+// more than `maxBufferedBytes` wait for it; a client that writes faster than the upstream reads is
+// paused until the upstream has taken its frames.
+import type { IncomingMessage } from 'node:http';
+import WebSocket, { type RawData } from 'ws';
+
+/** undefined: forward the client frame; a string: answer the client with it instead. */
+export type Inspect = (data: Buffer, isBinary: boolean) => string | undefined;
+
+export interface UpstreamOptions {
+  /** Upstream handshake timeout. */
+  timeoutMs: number;
+  /** Subprotocols the client asked for. */
+  protocols?: string[];
+  /** Largest message accepted from the upstream. */
+  maxPayload?: number;
+}
+
+/** The upstream refused or could not be reached; `status` is its HTTP answer when it gave one. */
+export class UpstreamConnectError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = 'UpstreamConnectError';
+  }
+}
+
+/**
+ * Open the upstream connection. Resolves once it is open, paused: frames it sends before the relay
+ * starts wait in the socket, not in the void.
+ */
+export function connectUpstream(url: string, opts: UpstreamOptions): { socket: WebSocket; opened: Promise<WebSocket> } {
+  const socket = new WebSocket(url, opts.protocols ?? [], {
+    handshakeTimeout: opts.timeoutMs, perMessageDeflate: false, autoPong: false, maxPayload: opts.maxPayload,
+    followRedirects: false,
+  });
+  // 'close' follows every 'error'; errors after the handshake are the relay's to report as a close.
+  socket.on('error', () => {});
+  const opened = new Promise<WebSocket>((resolve, reject) => {
+    const onUnexpected = (_req: unknown, res: IncomingMessage) => {
+      res.resume();
+      fail(new UpstreamConnectError(`upstream answered the websocket upgrade with HTTP ${res.statusCode}`, res.statusCode));
+    };
+    const onError = (e: Error) => fail(new UpstreamConnectError(`upstream websocket unreachable: ${e.message}`));
+    // Closed before it opened (e.g. terminated by the gateway while connecting).
+    const onClose = () => fail(new UpstreamConnectError('upstream websocket closed before it opened'));
+    const off = () => {
+      socket.off('unexpected-response', onUnexpected);
+      socket.off('error', onError);
+      socket.off('close', onClose);
+    };
+    const fail = (e: UpstreamConnectError) => {
+      off();
+      socket.terminate();
+      reject(e);
+    };
+    socket.once('open', () => {
+      socket.pause();
+      off();
+      resolve(socket);
+    });
+    socket.once('unexpected-response', onUnexpected);
+    socket.once('error', onError);
+    socket.once('close', onClose);
+  });
+  return { socket, opened };
+}
+
+export interface RelayOptions {
+  /** Bytes allowed to wait for a slow client before it is closed with 1008. */
+  maxBufferedBytes: number;
+  /** Check a client frame before it is forwarded. */
+  inspect?: Inspect;
+  /** Called when the gateway closes a client that reads too slowly. */
+  onSlowClient?(): void;
+  /** Called once when both sides are closed. */
+  onEnd?(info: RelayEnd): void;
+}
+
+export interface RelayEnd {
+  /** Close code and reason the client saw. */
+  clientCode: number;
+  clientReason: string;
+  upstreamCode: number;
+  /** Why the gateway closed the connection itself, if it did. */
+  cause?: 'slow-client' | 'shutdown';
+  framesUp: number;
+  framesDown: number;
+}
+
+/** Close codes an endpoint may send (RFC 6455 §7.4; 1004–1006 and 1015 are reserved). */
+export function sendableCode(code: number): boolean {
+  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+}
+
+/** A close reason fits in 123 bytes of UTF-8. */
+function shortReason(reason: string | Buffer): string | Buffer {
+  const b = typeof reason === 'string' ? Buffer.from(reason) : reason;
+  if (b.length <= 123) return reason;
+  let s = b.subarray(0, 120).toString('utf8');
+  while (Buffer.byteLength(s) > 120) s = s.slice(0, -1); // a cut multi-byte character became U+FFFD
+  return `${s}...`;
+}
+
+/** Close `ws` with the code the other side closed with (or a sendable stand-in). */
+function closeLike(ws: WebSocket, code: number, reason: Buffer | string, fallback: number, fallbackReason: string): void {
+  if (ws.readyState === WebSocket.CLOSED || ws.readyState === WebSocket.CLOSING) return;
+  if (code === 1005) ws.close(); // the other side sent no code: send none either
+  else if (sendableCode(code)) ws.close(code, shortReason(reason));
+  else ws.close(fallback, fallbackReason);
+}
+
+const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
+
+export class Relay {
+  private cause?: RelayEnd['cause'];
+  private clientClosed: { code: number; reason: string } | null = null;
+  private upstreamClosed: { code: number } | null = null;
+  private framesUp = 0;
+  private framesDown = 0;
+  /** Resolves when both sides are closed. */
+  readonly done: Promise<void>;
+  private finish!: () => void;
+
+  constructor(
+    readonly client: WebSocket,
+    readonly upstream: WebSocket,
+    private readonly opts: RelayOptions,
+  ) {
+    this.done = new Promise((resolve) => { this.finish = resolve; });
+    const { maxBufferedBytes, inspect } = opts;
+
+    // Upstream → client: the hot path of market streams; no inspection.
+    upstream.on('message', (data, isBinary) => {
+      if (client.readyState !== WebSocket.OPEN || this.cause) return;
+      this.framesDown++;
+      client.send(data as Buffer, { binary: isBinary, compress: false });
+      if (client.bufferedAmount > maxBufferedBytes) this.slowClient();
+    });
+    // Client → upstream: checked, then forwarded, or answered by the gateway.
+    client.on('message', (raw, isBinary) => {
+      if (upstream.readyState !== WebSocket.OPEN) return;
+      const data = asBuffer(raw);
+      const answer = inspect?.(data, isBinary);
+      if (answer !== undefined) {
+        client.send(answer, { binary: false, compress: false });
+        return;
+      }
+      this.framesUp++;
+      if (upstream.bufferedAmount + data.length > maxBufferedBytes) {
+        // The upstream reads slower than the client writes: stop reading the client until this frame is out.
+        client.pause();
+        upstream.send(data, { binary: isBinary, compress: false }, () => { if (client.readyState === WebSocket.OPEN) client.resume(); });
+      } else {
+        upstream.send(data, { binary: isBinary, compress: false });
+      }
+    });
+
+    // Control frames, relayed; answered here only when the other side is not open.
+    upstream.on('ping', (data) => { if (client.readyState === WebSocket.OPEN) client.ping(data); else if (upstream.readyState === WebSocket.OPEN) upstream.pong(data); });
+    upstream.on('pong', (data) => { if (client.readyState === WebSocket.OPEN) client.pong(data); });
+    client.on('ping', (data) => { if (upstream.readyState === WebSocket.OPEN) upstream.ping(data); else if (client.readyState === WebSocket.OPEN) client.pong(data); });
+    client.on('pong', (data) => { if (upstream.readyState === WebSocket.OPEN) upstream.pong(data); });
+
+    upstream.on('close', (code, reason) => {
+      this.upstreamClosed = { code };
+      closeLike(client, code, reason, 1011, 'upstream connection lost');
+      this.ended();
+    });
+    client.on('close', (code, reason) => {
+      this.clientClosed = { code, reason: reason.toString('utf8') };
+      closeLike(upstream, code, reason, 1001, 'client went away');
+      this.ended();
+    });
+    // 'close' follows every 'error'; nothing more to do than not crash.
+    upstream.on('error', () => {});
+    client.on('error', () => {});
+
+    upstream.resume();
+    // The upstream may have gone between its handshake and now.
+    if (upstream.readyState === WebSocket.CLOSED) {
+      this.upstreamClosed = { code: 1006 };
+      closeLike(client, 1006, '', 1011, 'upstream connection lost');
+    }
+  }
+
+  /** Close both sides (gateway shutdown); terminate whatever has not closed after `graceMs`. */
+  async shutdown(graceMs: number): Promise<void> {
+    this.cause ??= 'shutdown';
+    if (this.client.readyState === WebSocket.OPEN) this.client.close(1001, 'gateway shutting down');
+    if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'gateway shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.done, new Promise<void>((r) => { timer = setTimeout(r, graceMs); })]);
+    clearTimeout(timer);
+    this.client.terminate();
+    this.upstream.terminate();
+    await this.done;
+  }
+
+  private slowClient(): void {
+    this.cause = 'slow-client';
+    // Further upstream frames are dropped; those already queued still reach the client, then the close.
+    this.client.close(1008, `client too slow: more than ${this.opts.maxBufferedBytes} bytes waiting`);
+    if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'client too slow');
+    this.opts.onSlowClient?.();
+  }
+
+  private ended(): void {
+    if (!this.clientClosed || !this.upstreamClosed) return;
+    this.opts.onEnd?.({
+      clientCode: this.clientClosed.code, clientReason: this.clientClosed.reason, upstreamCode: this.upstreamClosed.code,
+      cause: this.cause, framesUp: this.framesUp, framesDown: this.framesDown,
+    });
+    this.finish();
+  }
+}

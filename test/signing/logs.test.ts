@@ -1,0 +1,122 @@
+// No secret in any output: full runs of the gateway CLI at --log-level debug in signing mode
+// (HMAC; RSA with an encrypted key; Ed25519), exercising successes, refusals, validation errors,
+// upstream failures and failed start-ups. Neither the secret, the private keys (PEM body lines),
+// the passphrase, the API keys nor a token may appear in the logs or in any answer.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import {
+  bearer, dir, ED, ED_KEY, HMAC_KEY, HMAC_SECRET, PASSPHRASE, pemBody, RSA_ENC, RSA_ENC_KEY, tokensFile, TOKENS, UPSTREAM_KEYS,
+} from './support.js';
+
+const test = suite('no secrets in logs');
+let upstream: Upstream;
+
+const pemLines = (pem: string) => pem.split('\n').filter((l) => l && !l.startsWith('-----'));
+const SECRETS: [string, string][] = [
+  ['HMAC secret', HMAC_SECRET],
+  ['passphrase', PASSPHRASE],
+  ['RSA private key', pemBody(RSA_ENC.privatePem)],
+  ...pemLines(RSA_ENC.privatePem).map((l, i): [string, string] => [`RSA private key line ${i}`, l]),
+  ['Ed25519 private key', pemBody(ED.privatePem)],
+  ...pemLines(ED.privatePem).map((l, i): [string, string] => [`Ed25519 private key line ${i}`, l]),
+  ['HMAC API key', HMAC_KEY], ['RSA API key', RSA_ENC_KEY], ['Ed25519 API key', ED_KEY],
+  ...Object.entries(TOKENS).map(([k, v]): [string, string] => [`token ${k}`, v]),
+  ['token body', TOKENS.trader.slice(4)],
+];
+
+function assertClean(what: string, text: string): void {
+  for (const [name, s] of SECRETS) assert.not.ok(text.includes(s), `${what} contains the ${name}`);
+}
+
+test.before(async () => { upstream = await startUpstream(UPSTREAM_KEYS); });
+test.after(async () => { await upstream.stop(); });
+
+const RUNS: Record<string, NodeJS.ProcessEnv> = {
+  HMAC: { EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET, EXCHANGE_RECV_WINDOW: '5000' },
+  'RSA, encrypted key': { EXCHANGE_API_KEY: RSA_ENC_KEY, EXCHANGE_PRIVATE_KEY_FILE: RSA_ENC.privateFile, EXCHANGE_PRIVATE_KEY_PASSPHRASE: PASSPHRASE },
+  Ed25519: { EXCHANGE_API_KEY: ED_KEY, EXCHANGE_PRIVATE_KEY_FILE: ED.privateFile },
+};
+
+for (const [name, env] of Object.entries(RUNS)) {
+  test(`${name}: a full debug run logs no secret and answers none`, async () => {
+    const gw = await startGatewayProcess(
+      ['--log-level', 'debug', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--timeout', '300', '--tokens-file', tokensFile],
+      { ...env, GATEWAY_LOG_LEVEL: 'debug' },
+    );
+    const answers: string[] = [];
+    const call = async (path: string, init: RequestInit = {}, want?: number) => {
+      const res = await fetch(`${gw.url}${path}`, init);
+      const text = await res.text();
+      answers.push(`${res.status} ${JSON.stringify([...res.headers])} ${text}`);
+      if (want !== undefined) assert.is(res.status, want, `${path}: ${text}`);
+    };
+    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    try {
+      await call('/api/v3/account?omitZeroBalances=true', { headers: bearer(TOKENS.trader) }, 200);
+      await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=GTC&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 200);
+      await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=NEVER&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 400);
+      await call('/api/v3/account', {}, 401);
+      await call('/api/v3/account', { headers: bearer(`${TOKENS.trader}-wrong`) }, 401);
+      await call('/api/v3/account', { headers: { Authorization: `Basic ${TOKENS.reader}` } }, 401);
+      await call('/api/v3/account', { headers: bearer(TOKENS.reader) }, 403);
+      await call('/api/v3/nosuch', { headers: bearer(TOKENS.trader) }, 404);
+      await call('/api/v3/account', { method: 'DELETE', headers: bearer(TOKENS.trader) }, 405);
+      await call('/api/v3/account', { headers: { ...bearer(TOKENS.trader), 'x-test-delay-ms': '1000' } }, 504);
+      await call(`/api/v3/account?timestamp=${Date.now()}&signature=deadbeef`, { headers: { ...bearer(TOKENS.trader), 'X-MBX-APIKEY': HMAC_KEY } }, 400);
+      for (const p of ['/_gateway/health', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/metrics']) await call(p);
+      const recs = await upstream.records();
+      assert.ok(recs.some((r) => r.verified === true), 'signed requests went through');
+      for (const r of recs) assert.is(r.headers.authorization, undefined);
+    } finally {
+      await gw.stop();
+    }
+    const log = gw.output();
+    assert.match(log, /signing mode, (HMAC|RSA|ED25519) signatures/);
+    assert.match(log, /client authentication: 3 token/);
+    assert.match(log, /listening on/);
+    assertClean('the log', log);
+    assertClean('an answer', answers.join('\n'));
+    await upstream.reset();
+  });
+}
+
+test('an unreachable upstream (warn-level log of a 502) names no secret', async () => {
+  const gw = await startGatewayProcess(['--log-level', 'debug', '--upstream', 'exchange=http://127.0.0.1:9', '--tokens-file', tokensFile], RUNS.HMAC);
+  try {
+    const res = await fetch(`${gw.url}/api/v3/account`, { headers: bearer(TOKENS.trader) });
+    assert.is(res.status, 502);
+    assertClean('the answer', await res.text());
+  } finally { await gw.stop(); }
+  assert.match(gw.output(), /warn .*502/);
+  assertClean('the log', gw.output());
+});
+
+const cli = (args: string[], env: NodeJS.ProcessEnv) =>
+  spawnSync(process.execPath, [`${ROOT}dist/src/cli.js`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+
+test('failed start-ups: exit 2, one-line error naming the variable, no secret', () => {
+  const badTokens = join(dir, 'plain-tokens.yaml');
+  writeFileSync(badTokens, `tokens:\n  - name: a\n    hash: ${TOKENS.trader}\n    allow: ['/x']\n`);
+  const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
+    [{ ...RUNS['RSA, encrypted key'], EXCHANGE_PRIVATE_KEY_PASSPHRASE: `${PASSPHRASE}-wrong` }, [], /^error: EXCHANGE_PRIVATE_KEY_FILE: cannot decrypt the private key with EXCHANGE_PRIVATE_KEY_PASSPHRASE/],
+    [{ ...RUNS['RSA, encrypted key'], EXCHANGE_PRIVATE_KEY_PASSPHRASE: '' }, [], /^error: EXCHANGE_PRIVATE_KEY_FILE holds an encrypted private key: set EXCHANGE_PRIVATE_KEY_PASSPHRASE$/],
+    [{ ...RUNS.HMAC, EXCHANGE_PRIVATE_KEY_FILE: ED.privateFile }, [], /^error: set either EXCHANGE_API_SECRET \(HMAC\) or EXCHANGE_PRIVATE_KEY_FILE/],
+    [{ EXCHANGE_API_SECRET: HMAC_SECRET }, [], /^error: EXCHANGE_API_SECRET is set but EXCHANGE_API_KEY is not/],
+    [RUNS.HMAC, ['--host', '0.0.0.0'], /^error: signing mode is on and --host 0\.0\.0\.0 is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE/],
+    [RUNS.Ed25519, ['--tokens-file', badTokens], /^error: GATEWAY_TOKENS_FILE: tokens\[0\] \("a"\): hash must be sha256:<64 hex digits>/],
+  ];
+  for (const [env, args, want] of cases) {
+    const r = cli(args, env);
+    const out = `${r.stdout}${r.stderr}`;
+    assert.is(r.status, 2, out);
+    assert.match(r.stderr.split('\n')[0], want);
+    assert.not.match(out, /listening on/);
+    assertClean('a start-up error', out);
+  }
+});
+
+test.run();
