@@ -6,6 +6,10 @@ import { readConfig, USAGE } from './config.js';
 import { startGateway } from './server.js';
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   let config;
   try {
     config = readConfig(process.argv.slice(2));
@@ -28,7 +32,7 @@ async function main(): Promise<void> {
 
 function fail(e: unknown): void {
   if (e instanceof UsageError) {
-    console.error(`error: ${e.message}\n${USAGE}`);
+    console.error(`error: ${e.message} (see --help)`); // one line: the message lists the valid choices
     process.exitCode = 2;
   } else if (e instanceof CatalogueError) {
     console.error(e.message);

@@ -85,7 +85,8 @@ try {
   process.exitCode = main(process.argv.slice(2));
 } catch (e) {
   if (e instanceof UsageError || e instanceof UnknownReleaseError) {
-    console.error(`error: ${e.message}\n${USAGE}`);
+    console.error(`error: ${e.message}`);
+    if (e instanceof UsageError) console.error(USAGE);
     process.exitCode = 2;
   } else if (e instanceof CatalogueError) {
     console.error(e.message);

@@ -18,6 +18,7 @@ test.after(async () => { await upstream.stop(); });
 test('unknown release → exit 2 with one line listing the valid releases', () => {
   const r = cli(['--release', '9.9.9', '--port', '0']);
   assert.is(r.status, 2);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
   const first = r.stderr.split('\n')[0];
   assert.match(first, /unknown release "9\.9\.9"/);
   assert.match(first, /1\.0\.0, 1\.1\.0/);

@@ -103,7 +103,7 @@ test('failed start-ups: exit 2, one-line error naming the variable, no secret', 
   writeFileSync(badTokens, `tokens:\n  - name: a\n    hash: ${TOKENS.trader}\n    allow: ['/x']\n`);
   const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
     [{ ...RUNS['RSA, encrypted key'], EXCHANGE_PRIVATE_KEY_PASSPHRASE: `${PASSPHRASE}-wrong` }, [], /^error: EXCHANGE_PRIVATE_KEY_FILE: cannot decrypt the private key with EXCHANGE_PRIVATE_KEY_PASSPHRASE/],
-    [{ ...RUNS['RSA, encrypted key'], EXCHANGE_PRIVATE_KEY_PASSPHRASE: '' }, [], /^error: EXCHANGE_PRIVATE_KEY_FILE holds an encrypted private key: set EXCHANGE_PRIVATE_KEY_PASSPHRASE$/],
+    [{ ...RUNS['RSA, encrypted key'], EXCHANGE_PRIVATE_KEY_PASSPHRASE: '' }, [], /^error: EXCHANGE_PRIVATE_KEY_FILE holds an encrypted private key: set EXCHANGE_PRIVATE_KEY_PASSPHRASE( \(see --help\))?$/],
     [{ ...RUNS.HMAC, EXCHANGE_PRIVATE_KEY_FILE: ED.privateFile }, [], /^error: set either EXCHANGE_API_SECRET \(HMAC\) or EXCHANGE_PRIVATE_KEY_FILE/],
     [{ EXCHANGE_API_SECRET: HMAC_SECRET }, [], /^error: EXCHANGE_API_SECRET is set but EXCHANGE_API_KEY is not/],
     [RUNS.HMAC, ['--host', '0.0.0.0'], /^error: signing mode is on and --host 0\.0\.0\.0 is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE/],
