@@ -1,0 +1,253 @@
+// The neutral diff: compare the surfaces at <from> and <to> and, for each difference, walk the
+// releases in between to name the one where it happened. No severity or wording here (rules.ts).
+import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
+import { resolveService } from '../catalogue/resolve.js';
+import { cmp, compareUsers } from './order.js';
+import { inlineEnum, subjectKey, Surface, type SurfaceItem } from './surface.js';
+import type { Delta, EnumUser, Kind, Subject } from './types.js';
+
+/**
+ * The releases from <from> to <to>. The two ends are resolved in full; to date a change, the walk
+ * visits only the releases where the subject's state can change: the added/deprecated/removed
+ * releases of its own lifecycle items (its entries, security entries, parameters, the service-wide
+ * parameters; an enum's values), resolved over the service narrowed to that subject. Resolution
+ * and status still come from resolveService and lifecycle.ts only.
+ */
+export class Walk {
+  readonly lo: number;
+  readonly hi: number;
+  private ends = new Map<number, Surface>();
+  private timelines = new Map<string, Timeline>();
+  private entries?: Map<string, Lifecycle[]>;
+
+  constructor(
+    readonly service: Service,
+    readonly fromAt: number,
+    readonly toAt: number,
+  ) {
+    this.lo = Math.min(fromAt, toAt);
+    this.hi = Math.max(fromAt, toAt);
+  }
+
+  private end(at: number): Surface {
+    let s = this.ends.get(at);
+    if (!s) {
+      s = new Surface(resolveService(this.service, this.service.releases[at].id));
+      this.ends.set(at, s);
+    }
+    return s;
+  }
+
+  get from(): Surface {
+    return this.end(this.fromAt);
+  }
+
+  get to(): Surface {
+    return this.end(this.toAt);
+  }
+
+  /**
+   * The release where `state` (of `subject`) last changed on the way from <from> to <to>, named
+   * chronologically: upgrading, the start of the final run of equal states; downgrading, the
+   * release after the end of the run that <to> starts (where the item was added or removed).
+   * States are compared with ===, so they are primitives.
+   */
+  when(subject: Subject, state: (s: Surface) => unknown): string {
+    const t = this.timeline(subject);
+    const states = t.points.map((at) => state(t.surface(at)));
+    let j: number;
+    if (this.toAt > this.fromAt) {
+      j = states.length - 1;
+      while (j > 0 && states[j - 1] === states[j]) j--;
+    } else {
+      j = 1;
+      while (j < states.length && states[j] === states[0]) j++;
+    }
+    if (j <= 0 || j >= states.length) throw new Error(`internal: no change of state of ${subject.type} ${subject.id} between the two releases`);
+    return this.service.releases[t.points[j]].id;
+  }
+
+  private timeline(subject: Subject): Timeline {
+    const key = subjectKey(subject);
+    let t = this.timelines.get(key);
+    if (!t) {
+      t = new Timeline(this.service, subject, this.entriesOf(key), this.lo, this.hi);
+      this.timelines.set(key, t);
+    }
+    return t;
+  }
+
+  /** Every catalogue entry of a subject (an endpoint key or a name may have several, one per span). */
+  private entriesOf(key: string): Lifecycle[] {
+    if (!this.entries) {
+      this.entries = new Map();
+      const add = (type: Subject['type'], id: string, item: Lifecycle) => {
+        const k = subjectKey({ type, id });
+        this.entries!.set(k, [...(this.entries!.get(k) ?? []), item]);
+      };
+      for (const e of this.service.endpoints) add('endpoint', e.key, e);
+      for (const m of this.service.wsMethods) add('ws-method', m.name, m);
+      for (const x of this.service.streams) add('stream', x.name, x);
+    }
+    return this.entries.get(key) ?? [];
+  }
+}
+
+/** One subject's releases of possible change within [lo, hi], over the service narrowed to it. */
+class Timeline {
+  /** lo, then every release in (lo, hi] where one of the subject's items starts, is deprecated or ends. */
+  readonly points: number[];
+  private narrowed: Service;
+  private surfaces = new Map<number, Surface>();
+
+  constructor(service: Service, subject: Subject, entries: Lifecycle[], lo: number, hi: number) {
+    const of = <T>(type: Subject['type']) => (subject.type === type ? entries : []) as T[];
+    const endpoints = of<Endpoint>('endpoint');
+    const wsMethods = of<WsMethod>('ws-method');
+    const streams = of<Stream>('stream');
+    this.narrowed = { ...service, endpoints, wsMethods, streams };
+    const points = new Set<number>();
+    const hit = (at: number | null) => {
+      if (at !== null && at > lo && at <= hi) points.add(at);
+    };
+    const add = (items: readonly Lifecycle[]) => {
+      for (const { span } of items) {
+        hit(span.added);
+        hit(span.deprecated);
+        hit(span.removed);
+      }
+    };
+    add(entries);
+    for (const e of [...endpoints, ...wsMethods]) {
+      add(e.security);
+      add(e.parameters);
+    }
+    if (endpoints.length) {
+      add(service.commonParameters);
+      add(service.signedParameters);
+    }
+    if (subject.type === 'enum') add(service.enums[subject.id]?.values ?? []);
+    this.points = [lo, ...[...points].sort((a, b) => a - b)];
+  }
+
+  surface(at: number): Surface {
+    let s = this.surfaces.get(at);
+    if (!s) {
+      s = new Surface(resolveService(this.narrowed, this.narrowed.releases[at].id));
+      this.surfaces.set(at, s);
+    }
+    return s;
+  }
+}
+
+/** Every difference between the surfaces at the two ends of the walk. */
+export function diffWalk(walk: Walk): Delta[] {
+  const a = walk.from.items;
+  const b = walk.to.items;
+  const out: Delta[] = [];
+  const users = new Map<string, EnumUser[]>();
+  for (const key of new Set([...a.keys(), ...b.keys()])) {
+    const x = a.get(key);
+    const y = b.get(key);
+    const subject = (x ?? y)!.subject;
+    const kind = subject.type as Kind;
+    if (!x || !y) {
+      const release = walk.when(subject, (s) => s.items.has(key));
+      out.push({ kind, type: x ? 'removed' : 'added', subject, release, item: (x ?? y)!.item });
+      continue;
+    }
+    if (x.deprecated !== y.deprecated) {
+      const release = walk.when(subject, (s) => s.items.get(key)?.deprecated);
+      out.push({ kind, type: y.deprecated ? 'deprecated' : 'undeprecated', subject, release, item: y.item });
+    }
+    const securityChanged = x.security !== y.security;
+    if (securityChanged) {
+      const release = walk.when(subject, (s) => s.items.get(key)?.security);
+      out.push({ kind: 'security', type: 'security-changed', subject, release, before: x.security, after: y.security });
+    }
+    if (x.parameters && y.parameters) diffParameters(walk, key, x, y, securityChanged, users, out);
+    if (subject.type === 'stream') addPlaceholderUsers(walk, subject.id, users);
+  }
+  for (const [name, list] of [...users].sort(([p], [q]) => cmp(p, q))) diffEnum(walk, name, list.sort(compareUsers), out);
+  return out;
+}
+
+function addUser(users: Map<string, EnumUser[]>, enumName: string, user: EnumUser): void {
+  users.set(enumName, [...(users.get(enumName) ?? []), user]);
+}
+
+function diffParameters(
+  walk: Walk, key: string, x: SurfaceItem, y: SurfaceItem, securityChanged: boolean, users: Map<string, EnumUser[]>, out: Delta[],
+): void {
+  const { subject } = x;
+  const paramAt = (s: Surface, name: string): Parameter | undefined => s.items.get(key)?.parameters?.get(name);
+  for (const name of new Set([...x.parameters!.keys(), ...y.parameters!.keys()])) {
+    const px = x.parameters!.get(name);
+    const py = y.parameters!.get(name);
+    if (!px || !py) {
+      const p = (px ?? py)!;
+      // Signed parameters come and go with the security scheme: the security change reports them.
+      if (securityChanged && (px ? x : y).signed?.has(p)) continue;
+      const release = walk.when(subject, (s) => paramAt(s, name) !== undefined);
+      out.push({ kind: 'parameter', type: px ? 'removed' : 'added', subject, parameter: name, release, item: p, param: p });
+      continue;
+    }
+    if (px.required !== py.required) {
+      const release = walk.when(subject, (s) => paramAt(s, name)?.required);
+      out.push({ kind: 'parameter', type: py.required ? 'became-required' : 'became-optional', subject, parameter: name, release, item: py, param: py });
+    }
+    const dx = walk.from.status(px) === 'deprecated';
+    const dy = walk.to.status(py) === 'deprecated';
+    if (dx !== dy) {
+      const release = walk.when(subject, (s) => {
+        const p = paramAt(s, name);
+        return p !== undefined && s.status(p) === 'deprecated';
+      });
+      out.push({ kind: 'parameter', type: dy ? 'deprecated' : 'undeprecated', subject, parameter: name, release, item: py, param: py });
+    }
+    if (px.enum && px.enum === py.enum) {
+      addUser(users, px.enum, { [subject.type === 'endpoint' ? 'endpoint' : 'wsMethod']: subject.id, name });
+    }
+    diffInlineValues(walk, subject, name, px, py, (s) => paramAt(s, name), out);
+  }
+}
+
+/** A stream whose name template has placeholders typed by a named enum uses that enum. */
+function addPlaceholderUsers(walk: Walk, stream: string, users: Map<string, EnumUser[]>): void {
+  for (const m of stream.matchAll(/<([^>]+)>/g)) {
+    const enumName = walk.service.placeholders[m[1]]?.enum;
+    if (enumName) addUser(users, enumName, { stream, name: m[1] });
+  }
+}
+
+/** Value changes of a named enum, once for all its users alive at both releases. */
+function diffEnum(walk: Walk, name: string, usedBy: EnumUser[], out: Delta[]): void {
+  const vx = walk.from.enumValues(name);
+  const vy = walk.to.enumValues(name);
+  const subject: Subject = { type: 'enum', id: name };
+  for (const v of new Set([...vx.keys(), ...vy.keys()])) {
+    const inX = vx.get(v);
+    const inY = vy.get(v);
+    const base = { kind: 'enum-value' as const, subject, value: v, usedBy, item: (inY ?? inX)!.item };
+    if (!inX || !inY) {
+      out.push({ ...base, type: inX ? 'removed' : 'added', release: walk.when(subject, (s) => s.enumValues(name).has(v)) });
+    } else if (inX.deprecated !== inY.deprecated) {
+      out.push({ ...base, type: inY.deprecated ? 'deprecated' : 'undeprecated', release: walk.when(subject, (s) => s.enumValues(name).get(v)?.deprecated) });
+    }
+  }
+}
+
+/** Value changes of a parameter whose schema lists its values inline (no lifecycle per value). */
+function diffInlineValues(
+  walk: Walk, subject: Subject, name: string, px: Parameter, py: Parameter, paramAt: (s: Surface) => Parameter | undefined, out: Delta[],
+): void {
+  const vx = inlineEnum(px.schema);
+  const vy = inlineEnum(py.schema);
+  if (!vx || !vy) return;
+  for (const v of new Set([...vx, ...vy])) {
+    const inX = vx.includes(v);
+    if (inX === vy.includes(v)) continue;
+    const release = walk.when(subject, (s) => !!inlineEnum(paramAt(s)?.schema)?.includes(v));
+    out.push({ kind: 'enum-value', type: inX ? 'removed' : 'added', subject, parameter: name, value: v, release, param: inX ? px : py });
+  }
+}

@@ -1,0 +1,127 @@
+// Presentation only: the classified changes as text (terminal, grouped by endpoint), markdown
+// (PR comment, grouped by kind then endpoint) or JSON (the stable machine contract).
+import { compareSubjects, type SubjectRef } from './order.js';
+import { subjectOf } from './rules.js';
+import { KINDS, SEVERITIES, type Change, type DiffResult, type EnumUser, type Kind, type Severity } from './types.js';
+
+export const FORMATS = ['text', 'markdown', 'json'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export function format(result: DiffResult, fmt: Format): string {
+  if (fmt === 'json') return formatJson(result);
+  if (fmt === 'markdown') return formatMarkdown(result);
+  return formatText(result);
+}
+
+export function formatJson(r: DiffResult): string {
+  return `${JSON.stringify({ service: r.service, from: r.from, to: r.to, changes: r.changes }, null, 2)}\n`;
+}
+
+export function countBySeverity(changes: readonly Change[]): Record<Severity, number> {
+  const n: Record<Severity, number> = { breaking: 0, warning: 0, info: 0 };
+  for (const c of changes) n[c.severity]++;
+  return n;
+}
+
+/** "12 changes: 3 breaking, 2 warning, 7 info" or "no changes"; `strong` wraps the count (markdown). */
+export function summary(changes: readonly Change[], strong = (s: string) => s): string {
+  if (!changes.length) return strong('no changes');
+  const n = countBySeverity(changes);
+  return `${strong(`${changes.length} change${changes.length === 1 ? '' : 's'}`)}: ${SEVERITIES.map((s) => `${n[s]} ${s}`).join(', ')}`;
+}
+
+const SUBJECT_LABEL = { endpoint: '', enum: 'enum ', 'ws-method': 'websocket-API method ', stream: 'stream ' };
+
+interface Group {
+  subject: SubjectRef;
+  changes: Change[];
+}
+
+/** Changes grouped by what they touch, subjects in the order of compareSubjects. */
+function bySubject(changes: readonly Change[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const c of changes) {
+    const subject = subjectOf(c);
+    const k = `${subject.type}\0${subject.id}`;
+    const g = groups.get(k) ?? { subject, changes: [] };
+    g.changes.push(c);
+    groups.set(k, g);
+  }
+  return [...groups.values()].sort((a, b) => compareSubjects(a.subject, b.subject));
+}
+
+/** "enum TransferType (used by type of GET /x, …)"; `q` quotes names (markdown code spans). */
+function title(g: Group, q: (s: string) => string): string {
+  const { type, id } = g.subject;
+  const users = g.changes[0].usedBy;
+  const used = users?.length ? ` (used by ${users.map((u) => user(u, q)).join(', ')})` : '';
+  return `${SUBJECT_LABEL[type]}${q(id)}${used}`;
+}
+
+function user(u: EnumUser, q: (s: string) => string): string {
+  if (u.stream !== undefined) return `stream ${q(u.stream)}`;
+  if (u.endpoint !== undefined) return `${q(u.name)} of ${q(u.endpoint)}`;
+  return `${q(u.name)} of websocket-API method ${q(u.wsMethod!)}`;
+}
+
+export function formatText(r: DiffResult): string {
+  const lines = [`${r.service} ${r.from} → ${r.to}: ${summary(r.changes)}`];
+  const wSev = Math.max(...SEVERITIES.map((s) => s.length));
+  const wRel = Math.max(0, ...r.changes.map((c) => c.release.length));
+  const wId = Math.max(0, ...r.changes.map((c) => c.id.length));
+  for (const g of bySubject(r.changes)) {
+    lines.push('', title(g, (x) => x));
+    for (const c of g.changes) lines.push(`  ${c.severity.padEnd(wSev)}  ${c.release.padEnd(wRel)}  ${c.id.padEnd(wId)}  ${c.message}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const KIND_TITLE: Record<Kind, string> = {
+  endpoint: 'Endpoints',
+  security: 'Security',
+  parameter: 'Parameters',
+  'enum-value': 'Enum values',
+  'ws-method': 'Websocket-API methods',
+  stream: 'Streams',
+};
+
+export function formatMarkdown(r: DiffResult): string {
+  return `${[`## ${r.service} ${r.from} → ${r.to}`, '', ...markdownBody(r.changes, 3)].join('\n')}\n`;
+}
+
+/** Summary line, then one section per kind (at heading `level`), changes grouped by endpoint. */
+export function markdownBody(changes: readonly Change[], level: number): string[] {
+  const out = [summary(changes, (s) => `**${s}**`)];
+  for (const kind of KINDS) {
+    const ofKind = changes.filter((c) => c.kind === kind);
+    if (!ofKind.length) continue;
+    out.push('', `${'#'.repeat(level)} ${KIND_TITLE[kind]} (${ofKind.length})`, '');
+    for (const g of bySubject(ofKind)) {
+      const head = `- ${title(g, code)}`;
+      if (g.changes.length === 1) out.push(`${head}: ${item(g.changes[0])}`);
+      else out.push(head, ...g.changes.map((c) => `  - ${item(c)}`));
+    }
+  }
+  return out;
+}
+
+function item(c: Change): string {
+  const sev = c.severity === 'info' ? c.severity : `**${c.severity}**`;
+  return `${sev} \`${c.id}\` in ${c.release}: ${escapeMarkdown(c.message)}`;
+}
+
+function code(s: string): string {
+  return `\`${s.replaceAll('`', "'")}\``;
+}
+
+/**
+ * Stream templates (<symbol>) and names with * or _ must render as written. An underscore inside a
+ * word (MAIN_PAY) never starts emphasis in GitHub markdown, so only the others are escaped.
+ */
+export function escapeMarkdown(s: string): string {
+  const word = (ch: string | undefined) => ch !== undefined && /[A-Za-z0-9]/.test(ch);
+  return s
+    .replace(/[\\`*[\]|]|_/g, (ch, at: number) => (ch === '_' && word(s[at - 1]) && word(s[at + 1]) ? ch : `\\${ch}`))
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
+}

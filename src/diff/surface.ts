@@ -1,0 +1,92 @@
+// The surface a client sees at one release, keyed for comparison: every endpoint, websocket-API
+// method and stream served there, each with its status, security and parameters. Built from the
+// ReleaseView (resolve.ts) and lifecycle.ts only: alive/deprecated is never decided here.
+import { aliveAt, currentAt, type Status } from '../catalogue/lifecycle.js';
+import type { EnumValue, Lifecycle, Parameter, SecurityScheme } from '../catalogue/model.js';
+import type { ReleaseView } from '../catalogue/resolve.js';
+import type { Subject } from './types.js';
+
+/** One served item: an endpoint, a websocket method or a stream. */
+export interface SurfaceItem {
+  subject: Subject;
+  item: Lifecycle;
+  deprecated: boolean;
+  /** Absent for streams (no security requirement, no parameters). */
+  security?: SecurityScheme;
+  parameters?: Map<string, Parameter>;
+  /** Parameters that come with the security scheme (service-wide signed parameters). */
+  signed?: ReadonlySet<Parameter>;
+}
+
+/** One value of a named enum at a release. */
+export interface ValueAt {
+  deprecated: boolean;
+  item: EnumValue;
+}
+
+export class Surface {
+  private itemsByKey?: Map<string, SurfaceItem>;
+  private enumCache = new Map<string, Map<string, ValueAt>>();
+
+  constructor(readonly view: ReleaseView) {}
+
+  /** Served items keyed by subjectKey(). */
+  get items(): Map<string, SurfaceItem> {
+    return (this.itemsByKey ??= this.build());
+  }
+
+  status(item: Lifecycle): Status {
+    return this.view.status(item);
+  }
+
+  /** Values of a named enum alive at this release. */
+  enumValues(name: string): Map<string, ValueAt> {
+    let out = this.enumCache.get(name);
+    if (!out) {
+      out = new Map(this.view.enumValues(name).map((v) => [v.value, { deprecated: this.status(v) === 'deprecated', item: v }]));
+      this.enumCache.set(name, out);
+    }
+    return out;
+  }
+
+  private build(): Map<string, SurfaceItem> {
+    const { service } = this.view;
+    const out = new Map<string, SurfaceItem>();
+    const signedSet = new Set(service.signedParameters);
+    for (const e of this.view.served) {
+      const subject: Subject = { type: 'endpoint', id: e.endpoint.key };
+      out.set(subjectKey(subject), {
+        subject, item: e.endpoint, deprecated: e.status === 'deprecated', security: e.security,
+        parameters: byName(e.parameters), signed: signedSet,
+      });
+    }
+    for (const m of this.view.wsMethods) {
+      const subject: Subject = { type: 'ws-method', id: m.name };
+      out.set(subjectKey(subject), {
+        subject, item: m, deprecated: this.status(m) === 'deprecated',
+        security: currentAt(m.security, this.view.at)?.scheme ?? 'NONE',
+        parameters: byName(aliveAt(m.parameters, this.view.at)),
+      });
+    }
+    for (const s of this.view.streams) {
+      const subject: Subject = { type: 'stream', id: s.name };
+      out.set(subjectKey(subject), { subject, item: s, deprecated: this.status(s) === 'deprecated' });
+    }
+    return out;
+  }
+}
+
+export function subjectKey(s: Subject): string {
+  return `${s.type}\0${s.id}`;
+}
+
+function byName(params: readonly Parameter[]): Map<string, Parameter> {
+  return new Map(params.map((p) => [p.name, p]));
+}
+
+/** Values listed in a parameter's own schema (enum, or items.enum for arrays). */
+export function inlineEnum(schema: Record<string, unknown> | undefined): string[] | null {
+  if (!schema) return null;
+  const list = Array.isArray(schema.enum) ? schema.enum : inlineEnum(schema.items as Record<string, unknown> | undefined);
+  return list ? list.map(String) : null;
+}

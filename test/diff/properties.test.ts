@@ -1,0 +1,74 @@
+// Properties of the exchange diff that hold whatever the catalogue says: each change of a long range
+// is the change the single step into its release shows; a downgrade mirrors the upgrade.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadCatalogue } from '../../src/catalogue/load.js';
+import { findService } from '../../src/catalogue/resolve.js';
+import { diffReleases, type Change } from '../../src/diff/index.js';
+import { tuple } from './support.js';
+
+const { catalogue } = loadCatalogue();
+const exchange = findService(catalogue, 'exchange');
+const ids = exchange.releases.map((r) => r.id);
+const diff = (from: string, to: string) => diffReleases(catalogue, exchange, from, to).changes;
+const first = ids[0];
+const last = ids.at(-1)!;
+
+/** Single steps, computed once: "from to" → tuples. */
+const steps = new Map<string, Set<string>>();
+const step = (from: string, to: string) => {
+  const k = `${from} ${to}`;
+  if (!steps.has(k)) steps.set(k, new Set(diff(from, to).map(tuple)));
+  return steps.get(k)!;
+};
+
+test('consecutive releases: every change is dated by the newer release', () => {
+  let n = 0;
+  for (let i = 1; i < ids.length; i++) {
+    for (const c of diff(ids[i - 1], ids[i])) {
+      assert.is(c.release, ids[i], tuple(c));
+      n++;
+    }
+    for (const c of diff(ids[i], ids[i - 1])) assert.is(c.release, ids[i], `downgrade ${tuple(c)}`);
+  }
+  assert.ok(n > 300, `${n} changes over all steps`);
+});
+
+test(`${first} → ${last}: each change is the one the step into its release shows`, () => {
+  const whole = diff(first, last);
+  assert.ok(whole.length > 200);
+  for (const c of whole) {
+    const at = ids.indexOf(c.release);
+    assert.ok(at > 0, `${tuple(c)}: release inside the range`);
+    assert.ok(step(ids[at - 1], c.release).has(tuple(c)), `${tuple(c)} not in ${ids[at - 1]} → ${c.release}`);
+  }
+});
+
+test(`${last} → ${first}: each change is the one the step down from its release shows`, () => {
+  for (const c of diff(last, first)) {
+    const at = ids.indexOf(c.release);
+    assert.ok(step(c.release, ids[at - 1]).has(tuple(c)), `${tuple(c)} not in ${c.release} → ${ids[at - 1]}`);
+  }
+});
+
+const SWAP: Record<string, string> = { added: 'removed', removed: 'added', deprecated: 'undeprecated', undeprecated: 'deprecated', tightened: 'relaxed', relaxed: 'tightened', 'became-required': 'became-optional', 'became-optional': 'became-required' };
+const plainId = (id: string) => (id === 'required-parameter-added' ? 'parameter-added' : id);
+const mirror = (c: Change) => tuple({ ...c, id: plainId(c.id).replace(/(undeprecated|deprecated|added|removed|tightened|relaxed|became-required|became-optional)$/, (m) => SWAP[m]) });
+
+test('every consecutive pair read backwards is the mirror image', () => {
+  for (let i = 1; i < ids.length; i++) {
+    const up = diff(ids[i - 1], ids[i]).map(mirror).sort();
+    const down = diff(ids[i], ids[i - 1]).map((c) => tuple({ ...c, id: plainId(c.id) })).sort();
+    assert.equal(down, up, `${ids[i]} → ${ids[i - 1]}`);
+  }
+});
+
+test('every change names a release, a message and exactly one place', () => {
+  for (const c of [...diff(first, last), ...diff(last, first)]) {
+    assert.ok(c.message.length > 0 && ids.includes(c.release));
+    const places = [c.endpoint, c.wsMethod, c.enum, c.kind === 'stream' || c.kind === 'ws-method' ? c.name : undefined].filter((x) => x !== undefined);
+    assert.is(places.length, 1, tuple(c));
+  }
+});
+
+test.run();

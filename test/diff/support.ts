@@ -1,0 +1,47 @@
+// Shared by the release-diff tests: the synthetic fixture catalogue and the CLI runner.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCatalogue } from '../../src/catalogue/load.js';
+import { findService } from '../../src/catalogue/resolve.js';
+import type { Catalogue, Service } from '../../src/catalogue/model.js';
+import type { Change } from '../../src/diff/index.js';
+import { repoRoot } from '../helpers/seed.js';
+
+export const ROOT = repoRoot();
+export const GOLDEN_DIR = join(ROOT, 'test', 'diff', 'golden');
+const FIXTURE_DIR = join(ROOT, 'test', 'diff', 'fixtures');
+
+/** A temporary folder, removed when the test process exits. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** test/diff/fixtures/shop with the real catalogue JSON Schema, loaded from a temporary folder. */
+export function loadFixture(): { catalogue: Catalogue; shop: Service; dir: string } {
+  const dir = tempDir('diff-fixture-');
+  cpSync(join(ROOT, 'catalogue', 'schema'), join(dir, 'schema'), { recursive: true });
+  cpSync(join(FIXTURE_DIR, 'shop'), join(dir, 'shop'), { recursive: true });
+  const { catalogue } = loadCatalogue(dir);
+  return { catalogue, shop: findService(catalogue, 'shop'), dir };
+}
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the compiled diff CLI (or another tool of dist/tools) in a fresh process. */
+export function runTool(tool: 'diff-releases' | 'changelog', args: string[]): Run {
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'tools', `${tool}.js`), ...args], { cwd: ROOT, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A compact description of a change for set comparisons: id | endpoint, websocket method or enum | name | value | release. */
+export function tuple(c: Change): string {
+  return [c.id, c.endpoint ?? c.wsMethod ?? c.enum ?? '', c.name ?? '', c.value ?? '', c.release].join(' | ');
+}
