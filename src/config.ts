@@ -1,7 +1,7 @@
 // Gateway configuration from, in rising precedence: defaults, a --config YAML file, environment
 // variables (GATEWAY_*), command-line flags. Every bad value is a UsageError naming the valid choices.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import { LEVELS, type Level } from './log.js';
@@ -89,7 +89,9 @@ function readConfigFile(path: string | undefined): Record<string, unknown> {
   if (!path) return {};
   let data: unknown;
   try {
-    data = parseYaml(readFileSync(path, 'utf8'));
+    // The YAML library loads only when a config file is given.
+    const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    data = parse(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new UsageError(`cannot read config file ${path}: ${(e as Error).message.split('\n')[0]}`);
   }

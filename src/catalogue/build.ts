@@ -1,5 +1,6 @@
 // Build one service of the model from its parsed YAML files, checking schema and cross-references.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type {
   BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, SecurityEntry, Service, Span, Stream, WsMethod,
 } from './model.js';
@@ -27,6 +28,8 @@ let validatorsFor: unknown = null;
 
 function fileValidators(schema: Record<string, unknown>): Record<Kind, ValidateFunction> {
   if (validators && validatorsFor === schema) return validators;
+  // Loaded on first use: a start-up served from the JSON cache never checks the schema again.
+  const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020') as typeof import('ajv/dist/2020.js');
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   ajv.addSchema(schema, 'catalogue');
   const v = (def: string) => ajv.compile({ $ref: `catalogue#/$defs/${def}` });

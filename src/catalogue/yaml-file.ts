@@ -1,5 +1,6 @@
 // Parse one YAML file keeping positions, so later checks can name the line of any value.
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document } from 'yaml';
 import type { Problem } from './problems.js';
 
 export interface ParsedYaml {
@@ -9,7 +10,11 @@ export interface ParsedYaml {
   lineOf(path: readonly (string | number)[]): number;
 }
 
+// Loaded on first use: a start-up served from the JSON cache never pays for the YAML library.
+const require = createRequire(import.meta.url);
+
 export function parseYamlFile(file: string, text: string, problems: Problem[]): ParsedYaml | null {
+  const { LineCounter, parseDocument } = require('yaml') as typeof import('yaml');
   const lines = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {

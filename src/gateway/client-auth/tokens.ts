@@ -15,7 +15,7 @@
 //           methods: [DELETE]
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { UsageError } from '../../cli/args.js';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -57,7 +57,7 @@ export function readTokensFile(path: string, source = 'GATEWAY_TOKENS_FILE'): To
   }
   let data: unknown;
   try {
-    data = /^\s*[[{]/.test(text) ? JSON.parse(text) : parseYaml(text);
+    data = /^\s*[[{]/.test(text) ? JSON.parse(text) : (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
   } catch {
     // The parser's message quotes the offending text, which may be a token: never show it.
     throw new UsageError(`${source}: the tokens file is neither valid YAML nor JSON`);
