@@ -1,5 +1,7 @@
 // Proxy cost: CPU time per proxied request of the gateway versus a bare node:http + undici
-// forwarder, both in their own process, in the same run, against the same local upstream.
+// forwarder, each in its own process, in the same run, against the same local upstream. Two
+// baselines: the natural minimal forwarder (undici request(), the issue's yardstick) and the same
+// forwarder on undici's dispatch() API, which the gateway uses (isolating the gateway's stages).
 // The load generator (this process) is the same for both, so its cost cancels out of the ratio.
 //   npm run build && node dist/bench/proxy.js [requests-per-round] [rounds]
 import { fork, type ChildProcess } from 'node:child_process';
@@ -56,22 +58,28 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const upstream = await start('proxy/upstream.js');
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-const bare = await start('proxy/bare-forwarder.js', [upstreamUrl]);
-const gateway = await start('proxy/gateway-forwarder.js', [upstreamUrl]);
-await drive(bare.port, 3000); // warm up JIT and pools
-await drive(gateway.port, 3000);
-const results = { bare: [] as number[], gateway: [] as number[], bareRps: [] as number[], gatewayRps: [] as number[] };
+const procs = {
+  bare: await start('proxy/bare-forwarder.js', [upstreamUrl]),
+  bareDispatch: await start('proxy/bare-dispatch-forwarder.js', [upstreamUrl]),
+  gateway: await start('proxy/gateway-forwarder.js', [upstreamUrl]),
+};
+type Name = keyof typeof procs;
+const names = Object.keys(procs) as Name[];
+for (const n of names) await drive(procs[n].port, 3000); // warm up JIT and pools
+const cpu: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [] };
+const rps: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [] };
 for (let i = 0; i < ROUNDS; i++) {
-  // Interleave so drift in machine load hits both alike.
-  const b = await measure(bare);
-  const g = await measure(gateway);
-  results.bare.push(b.cpuUs); results.bareRps.push(b.rps);
-  results.gateway.push(g.cpuUs); results.gatewayRps.push(g.rps);
-  console.log(`round ${i + 1}: bare ${b.cpuUs.toFixed(1)} µs/req (${b.rps.toFixed(0)} req/s), gateway ${g.cpuUs.toFixed(1)} µs/req (${g.rps.toFixed(0)} req/s), ratio ${(g.cpuUs / b.cpuUs).toFixed(3)}`);
+  // Interleave so drift in machine load hits all alike; ratios are taken within a round.
+  const r = {} as Record<Name, { cpuUs: number; rps: number }>;
+  for (const n of names) r[n] = await measure(procs[n]);
+  for (const n of names) { cpu[n].push(r[n].cpuUs); rps[n].push(r[n].rps); }
+  console.log(`round ${i + 1}: ${names.map((n) => `${n} ${r[n].cpuUs.toFixed(1)} µs`).join(', ')}; gateway/bare ${(r.gateway.cpuUs / r.bare.cpuUs).toFixed(3)}, gateway/bareDispatch ${(r.gateway.cpuUs / r.bareDispatch.cpuUs).toFixed(3)}`);
 }
-const mb = median(results.bare), mg = median(results.gateway);
-console.log(`\nGET ${PATH}, ${PER_ROUND} requests x ${ROUNDS} rounds, concurrency ${CONCURRENCY}`);
-console.log(`bare node:http + undici forwarder: ${mb.toFixed(1)} µs CPU/request (median), ${median(results.bareRps).toFixed(0)} req/s`);
-console.log(`gateway (route, lifecycle, validation, proxy): ${mg.toFixed(1)} µs CPU/request (median), ${median(results.gatewayRps).toFixed(0)} req/s`);
-console.log(`ratio gateway/bare: ${(mg / mb).toFixed(3)}`);
-for (const p of [bare, gateway, upstream]) p.child.kill();
+const ratios = (base: Name) => cpu.gateway.map((g, i) => g / cpu[base][i]);
+console.log(`\nGET ${PATH}, ${PER_ROUND} requests x ${ROUNDS} rounds, concurrency ${CONCURRENCY}; CPU per request of the forwarding process (median)`);
+console.log(`bare node:http + undici request() forwarder:  ${median(cpu.bare).toFixed(1)} µs, ${median(rps.bare).toFixed(0)} req/s`);
+console.log(`bare node:http + undici dispatch() forwarder: ${median(cpu.bareDispatch).toFixed(1)} µs, ${median(rps.bareDispatch).toFixed(0)} req/s`);
+console.log(`gateway (route, lifecycle, validation, proxy): ${median(cpu.gateway).toFixed(1)} µs, ${median(rps.gateway).toFixed(0)} req/s`);
+console.log(`ratio gateway/bare request(): ${median(ratios('bare')).toFixed(3)} (median of per-round ratios)`);
+console.log(`ratio gateway/bare dispatch(): ${median(ratios('bareDispatch')).toFixed(3)} (median of per-round ratios)`);
+for (const p of [...Object.values(procs), upstream]) p.child.kill();

@@ -80,7 +80,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
     beforeProxy: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
   });
-  const server = createServer(gateway.app.callback());
+  const server = createServer(gateway.handler);
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const websockets = createWebsocketGateway({
     views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger, ...opts.websocket,

@@ -1,26 +1,27 @@
-// The Koa app of one pinned release: route table → lifecycle → security → validation → handler.
-// Handlers are a builder plugin (answered here) or the upstream proxy.
-import { EventEmitter } from 'node:events';
+// The gateway of one pinned release. Requests for proxied endpoints take the plain node:http
+// hot path (proxy-path.ts); everything else — builder plugins, admin routes, refusals of unknown,
+// not-yet-added or removed endpoints, CORS preflights — is a Koa app:
+// route table → lifecycle → validation → handler.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@koa/cors';
 import { Ajv } from 'ajv';
 import Koa, { type Context } from 'koa';
-import type { Service } from '../catalogue/model.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { BuilderInputError, type PluginRegistry } from '../builders/plugin.js';
 import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
 import { adminRoutes } from './admin.js';
-import { envelope, GatewayError } from './errors.js';
+import { errorAnswer, GatewayError } from './errors.js';
 import { deprecationHeaders, notServed } from './lifecycle-answers.js';
 import { Metrics } from './metrics.js';
+import { createProxyPath, type ProxyHook } from './proxy-path.js';
 import { readBody } from './read-body.js';
 import { buildRouteTable, type Route, type RouteTable } from './route-table.js';
-import { checkApiKey } from './security-check.js';
 import { checkBody } from './validate-body.js';
-import { checkParams } from './validate-params.js';
 
-/** Upstream answers up to this size (with a known length) are buffered rather than streamed. */
-const BUFFER_LIMIT = 256 * 1024;
+export type { ProxyHook, ProxyRequestState } from './proxy-path.js';
+
+const CORS_EXPOSE = ['X-Gateway-Release', 'Deprecation', 'Sunset', 'Link', 'Retry-After'];
 
 export interface GatewayOptions {
   views: ReleaseView[];
@@ -31,30 +32,14 @@ export interface GatewayOptions {
   timeoutMs: number;
   bodyLimit: number;
   logger: Logger;
-  /** Hooks run on proxied requests before forwarding (authentication, signing). */
+  /** Hooks run on proxied requests (authentication first, signing last). */
   beforeProxy?: ProxyHook[];
 }
 
-export interface ProxyRequestState {
-  route: Route;
-  /** Raw path + query to forward; a hook may replace it (e.g. to append a signature). */
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-  /** Parameters the hooks will supply, so validation does not ask the client for them. */
-  supplied: Set<string>;
-  /** Request headers never to forward. */
-  drop: Set<string>;
-}
-
-export type ProxyHook = {
-  /** Runs before validation: authenticate, declare supplied parameters. */
-  admit?(ctx: Context, state: ProxyRequestState): void;
-  /** Runs after validation, just before forwarding. */
-  prepare?(ctx: Context, state: ProxyRequestState): void;
-};
-
 export interface Gateway {
+  /** The request listener for node:http. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The Koa app serving everything but proxied endpoints. */
   app: Koa;
   table: RouteTable;
   close(): Promise<void>;
@@ -68,8 +53,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true });
   const jsonAjv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
   const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs });
-  const upstreams = new Map(Object.entries(opts.upstreams).map(([k, v]) => [k, new URL(v)]));
   const metrics = new Metrics();
+  const proxyPath = createProxyPath({
+    table, ajv, proxy, metrics, logger: opts.logger, strict: opts.strict, bodyLimit: opts.bodyLimit, hooks: opts.beforeProxy ?? [],
+    upstreams: new Map(Object.entries(opts.upstreams).map(([k, v]) => [k, new URL(v)])), corsExpose: CORS_EXPOSE.join(','),
+  });
   const versioned = opts.views.filter((v) => v.release);
   // Responses not owned by a service (unknown paths, admin) carry the pin when there is one.
   const defaultRelease = versioned.length === 1 ? versioned[0].release!.id : undefined;
@@ -79,20 +67,21 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
-    let route: Route | undefined;
     try {
       await next();
-      route = ctx.state.route;
     } catch (e) {
-      route = ctx.state.route;
-      answerError(ctx, e, route?.view.service ?? defaultService, opts.logger);
+      const route: Route | undefined = ctx.state.route;
+      const a = errorAnswer(e, route?.view.service ?? defaultService, `${ctx.method} ${ctx.path}`, opts.logger);
+      ctx.status = a.status;
+      ctx.set(a.headers);
+      if (a.body) ctx.body = a.body;
     }
+    const route: Route | undefined = ctx.state.route;
     const release = route ? route.view.release?.id : defaultRelease;
-    if (release && !ctx.headerSent) ctx.set('X-Gateway-Release', release);
+    if (release) ctx.set('X-Gateway-Release', release);
     metrics.observe(route?.endpoint.endpoint.key ?? 'unmatched', ctx.status, started);
   });
-  const corsHeaders = cors({ exposeHeaders: ['X-Gateway-Release', 'Deprecation', 'Sunset', 'Link', 'Retry-After'], maxAge: 600 });
-  // Only browsers' cross-origin requests carry Origin; others skip the CORS work.
+  const corsHeaders = cors({ exposeHeaders: CORS_EXPOSE, maxAge: 600 });
   app.use((ctx, next) => (ctx.req.headers.origin ? corsHeaders(ctx, next) : next()));
   const admin = adminRoutes({ table, metrics, views: opts.views });
 
@@ -105,24 +94,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       throw error;
     }
     ctx.state.route = route;
-    if (route.view.release) ctx.set('X-Gateway-Release', route.view.release.id);
     const dep = deprecationHeaders(route);
     if (dep) ctx.set(dep);
-    const ep = route.endpoint.endpoint;
-    if (ep.builder) return answerBuilder(ctx, route);
-    const state: ProxyRequestState = {
-      route, url: ctx.req.url ?? ctx.url, headers: ctx.req.headers, body: Buffer.alloc(0), supplied: new Set(), drop: new Set(['authorization']),
-    };
-    for (const h of opts.beforeProxy ?? []) h.admit?.(ctx, state);
-    checkApiKey(route, ctx.req.headers, state.supplied);
-    state.body = await readBody(ctx.req, opts.bodyLimit);
-    const values = Object.fromEntries(new URLSearchParams(ctx.querystring));
-    if (state.body.length && /^application\/x-www-form-urlencoded/i.test(ctx.get('content-type'))) {
-      Object.assign(values, Object.fromEntries(new URLSearchParams(state.body.toString('utf8'))));
-    }
-    checkParams(ajv, paramTarget(route), values, ctx.req.headers, { strict: opts.strict, supplied: state.supplied });
-    for (const h of opts.beforeProxy ?? []) h.prepare?.(ctx, state);
-    await answerProxy(ctx, route, state);
+    return answerBuilder(ctx, route);
   });
 
   async function answerBuilder(ctx: Context, route: Route): Promise<void> {
@@ -148,50 +122,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   }
 
-  async function answerProxy(ctx: Context, route: Route, state: ProxyRequestState): Promise<void> {
-    const base = upstreams.get(route.view.service.id);
-    if (!base) throw new GatewayError(502, 'upstream', `no upstream configured for service ${route.view.service.id}`);
-    // A response closed before it finished means the client went away: abort the upstream call.
-    // (The request's own 'close' fires as soon as its body is read, so it cannot tell.)
-    const abort = new EventEmitter();
-    ctx.res.once('close', () => { if (!ctx.res.writableFinished) abort.emit('abort'); });
-    const res = await proxy.forward(base, {
-      method: ctx.method, url: state.url, headers: state.headers, body: state.body, signal: abort, drop: state.drop,
-    });
-    ctx.status = res.status;
-    const length = Number(res.headers['content-length'] ?? NaN);
-    delete res.headers['content-length'];
-    if (length <= BUFFER_LIMIT) {
-      // Most answers are small. Write them in one go, bypassing Koa's response handling, which
-      // costs as much CPU as the whole forward; the headers set so far (CORS, release,
-      // deprecation) go out with the upstream's.
-      const chunks: Buffer[] = [];
-      for await (const chunk of res.body) chunks.push(chunk as Buffer);
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      ctx.respond = false;
-      ctx.res.writeHead(res.status, { ...res.headers, ...ctx.res.getHeaders(), 'content-length': body.length });
-      ctx.res.end(body);
-    } else {
-      ctx.set(res.headers);
-      ctx.body = res.body;
-      res.body.on('error', () => { /* client gone or upstream reset: nothing to answer any more */ });
-      if (length >= 0) ctx.length = length;
-    }
-    if (!res.headers['content-type']) ctx.remove('Content-Type'); // Koa would label the body octet-stream
-  }
-
+  const koa = app.callback();
   return {
+    handler: (req, res) => { if (!proxyPath(req, res)) void koa(req, res); },
     app,
     table,
     close: () => proxy.close(),
-  };
-}
-
-function paramTarget(route: Route) {
-  const ep = route.endpoint;
-  return {
-    label: ep.endpoint.key, view: route.view, parameters: ep.parameters, knownParameters: ep.knownParameters,
-    constraints: ep.endpoint.constraints, cache: route.cache,
   };
 }
 
@@ -203,21 +139,4 @@ function checkPlugins(table: RouteTable, plugins: PluginRegistry): void {
     for (const e of v.served) if (e.endpoint.builder && !plugins.has(e.endpoint.builder)) missing.add(`${e.endpoint.key}: builder "${e.endpoint.builder}"`);
   }
   if (missing.size) throw new Error(`catalogue names builder plugins this gateway does not have: ${[...missing].join('; ')} (available: ${[...plugins.keys()].join(', ')})`);
-}
-
-function answerError(ctx: Context, e: unknown, service: Service | undefined, logger: Logger): void {
-  if (e instanceof GatewayError) {
-    ctx.status = e.status;
-    ctx.set(e.headers);
-    ctx.body = envelope(service, e.reason, e.message);
-    if (e.status >= 500) logger.warn(`${ctx.method} ${ctx.path} → ${e.status}: ${e.message}`);
-    return;
-  }
-  if ((e as Error)?.name === 'AbortError' || (e as { code?: string })?.code === 'UND_ERR_ABORTED') {
-    ctx.status = 499; // client closed the request: nobody is listening for an answer
-    return;
-  }
-  logger.error(`${ctx.method} ${ctx.path} → 500: ${(e as Error)?.stack ?? String(e)}`);
-  ctx.status = 500;
-  ctx.body = envelope(service, 'unknown', 'internal gateway error');
 }

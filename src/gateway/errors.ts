@@ -32,3 +32,23 @@ export function envelope(service: Service | undefined, reason: Reason, message: 
   }
   return { error: message };
 }
+
+/** What to answer for an error thrown while handling a request (shared by the Koa and proxy paths). */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Absent when nobody is listening any more (the client went away). */
+  body?: Record<string, unknown>;
+}
+
+export function errorAnswer(e: unknown, service: Service | undefined, where: string, logger: { warn(m: string): void; error(m: string): void }): ErrorAnswer {
+  if (e instanceof GatewayError) {
+    if (e.status >= 500) logger.warn(`${where} → ${e.status}: ${e.message}`);
+    return { status: e.status, headers: e.headers, body: envelope(service, e.reason, e.message) };
+  }
+  if ((e as Error)?.name === 'AbortError' || (e as { code?: string })?.code === 'UND_ERR_ABORTED') {
+    return { status: 499, headers: {} }; // client closed the request
+  }
+  logger.error(`${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
+  return { status: 500, headers: {}, body: envelope(service, 'unknown', 'internal gateway error') };
+}

@@ -71,6 +71,19 @@ test('upstream status and headers come back (weight, Retry-After, content-type)'
   assert.is(res.headers.get('x-gateway-release'), '3.12.0');
 });
 
+test('large and unknown-length answers are streamed through intact', async () => {
+  for (const [headers, chunked] of [[{ 'x-test-body-bytes': String(3 * 1024 * 1024) }, false], [{ 'x-test-body-bytes': '700001', 'x-test-chunked': '1' }, true]] as const) {
+    const res = await fetch(`${gw.url}/api/v3/ping`, { headers });
+    assert.is(res.status, 200);
+    const body = Buffer.from(await res.arrayBuffer());
+    const want = Buffer.alloc(Number(headers['x-test-body-bytes']), 'abcdefghij');
+    assert.is(body.length, want.length);
+    assert.ok(body.equals(want), 'bytes intact');
+    assert.is(res.headers.get('content-length'), chunked ? null : String(want.length));
+    assert.is(res.headers.get('x-gateway-release'), '3.12.0');
+  }
+});
+
 test('hop-by-hop and Authorization headers are not forwarded', async () => {
   const res = await fetch(`${gw.url}/api/v3/ping`, { headers: { Authorization: 'Bearer secret-token', 'Proxy-Authorization': 'x', TE: 'trailers', 'X-Custom': 'kept' } });
   assert.is(res.status, 200);

@@ -71,6 +71,17 @@ const server = createServer((req, res) => {
         res.statusCode = 429;
         res.setHeader('retry-after', '7');
       }
+      const big = Number(req.headers['x-test-body-bytes'] ?? 0);
+      if (big) {
+        // A large answer, with a length or (x-test-chunked) streamed in chunks without one.
+        const data = Buffer.alloc(big, 'abcdefghij');
+        if (req.headers['x-test-chunked']) {
+          for (let i = 0; i < big; i += 65536) res.write(data.subarray(i, i + 65536));
+          return res.end();
+        }
+        res.setHeader('content-length', big);
+        return res.end(data);
+      }
       res.end(JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
     };
     const delay = Number(req.headers['x-test-delay-ms'] ?? 0);

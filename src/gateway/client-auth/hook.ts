@@ -31,7 +31,7 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
   }
 
   return {
-    admit(_ctx, state) {
+    admit(state) {
       if (!opts.services.has(state.route.view.service.id)) return;
       state.drop.add('authorization');
       const auth = state.headers.authorization;

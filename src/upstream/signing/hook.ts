@@ -35,7 +35,7 @@ export function signingHook(opts: SigningHookOptions): ProxyHook {
   }
 
   return {
-    admit(_ctx, state) {
+    admit(state) {
       const r = role(state);
       if (r === 'none') return;
       state.supplied.add(opts.header);
@@ -44,7 +44,7 @@ export function signingHook(opts: SigningHookOptions): ProxyHook {
         state.supplied.add('signature');
       }
     },
-    prepare(_ctx, state) {
+    prepare(state) {
       const r = role(state);
       if (r === 'none') return;
       if (r === 'sign') {

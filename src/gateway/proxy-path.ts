@@ -1,0 +1,107 @@
+// The hot path: requests for endpoints the upstream proxy answers, handled on plain node:http
+// with the same stages as the rest of the gateway (lifecycle headers → hooks → security →
+// validation → proxy). Koa's per-request context and response handling cost as much CPU as the
+// whole forward, so these requests skip it; everything else (admin, builders, refusals of
+// unknown or removed endpoints, CORS preflights) goes through the Koa app.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Ajv } from 'ajv';
+import type { Logger } from '../log.js';
+import type { UpstreamProxy } from '../upstream/proxy.js';
+import { errorAnswer, GatewayError } from './errors.js';
+import { deprecationHeaders } from './lifecycle-answers.js';
+import type { Metrics } from './metrics.js';
+import { readBody } from './read-body.js';
+import type { Route, RouteTable } from './route-table.js';
+import { checkApiKey } from './security-check.js';
+import { checkParams, type ParamTarget } from './validate-params.js';
+
+export interface ProxyRequestState {
+  route: Route;
+  /** Raw path + query to forward; a hook may replace it (e.g. to append a signature). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Parameters the hooks will supply, so validation does not ask the client for them. */
+  supplied: Set<string>;
+  /** Request headers never to forward. */
+  drop: Set<string>;
+}
+
+export interface ProxyHook {
+  /** Runs before validation: authenticate, declare supplied parameters. */
+  admit?(state: ProxyRequestState): void;
+  /** Runs after validation, just before forwarding. */
+  prepare?(state: ProxyRequestState): void;
+}
+
+export interface ProxyPathOptions {
+  table: RouteTable;
+  ajv: Ajv;
+  proxy: UpstreamProxy;
+  upstreams: Map<string, URL>;
+  hooks: ProxyHook[];
+  strict: boolean;
+  bodyLimit: number;
+  metrics: Metrics;
+  logger: Logger;
+  corsExpose: string;
+}
+
+/** Returns a handler that answers proxied endpoints and returns false for anything else. */
+export function createProxyPath(o: ProxyPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const route = o.table.served.get(`${req.method} ${path}`);
+    if (!route || route.endpoint.endpoint.builder) return false;
+    const started = process.hrtime.bigint();
+    const own: Record<string, string> = {};
+    if (route.view.release) own['x-gateway-release'] = route.view.release.id;
+    if (req.headers.origin) {
+      own['access-control-allow-origin'] = '*';
+      own['access-control-expose-headers'] = o.corsExpose;
+      own.vary = 'Origin';
+    }
+    const dep = deprecationHeaders(route);
+    if (dep) Object.assign(own, dep);
+    forward(route, req, res, url, q < 0 ? '' : url.slice(q + 1), own).catch((e) => {
+      const a = errorAnswer(e, route.view.service, `${req.method} ${path}`, o.logger);
+      if (a.body && !res.headersSent) {
+        const body = JSON.stringify(a.body);
+        res.writeHead(a.status, { ...own, ...a.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      } else if (!res.writableEnded) {
+        res.destroy();
+      }
+      res.statusCode = a.status;
+    }).finally(() => o.metrics.observe(route.endpoint.endpoint.key, res.statusCode, started));
+    return true;
+  };
+
+  async function forward(route: Route, req: IncomingMessage, res: ServerResponse, url: string, query: string, own: Record<string, string>): Promise<void> {
+    const state: ProxyRequestState = { route, url, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization']) };
+    for (const h of o.hooks) h.admit?.(state);
+    checkApiKey(route, req.headers, state.supplied);
+    state.body = await readBody(req, o.bodyLimit);
+    const values = Object.fromEntries(new URLSearchParams(query));
+    if (state.body.length && /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
+      Object.assign(values, Object.fromEntries(new URLSearchParams(state.body.toString('utf8'))));
+    }
+    checkParams(o.ajv, paramTarget(route), values, req.headers, { strict: o.strict, supplied: state.supplied });
+    for (const h of o.hooks) h.prepare?.(state);
+    const base = o.upstreams.get(route.view.service.id);
+    if (!base) throw new GatewayError(502, 'upstream', `no upstream configured for service ${route.view.service.id}`);
+    await o.proxy.forward(base, { method: req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop }, res, own);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export function paramTarget(route: Route): ParamTarget {
+  const ep = route.endpoint;
+  return {
+    label: ep.endpoint.key, view: route.view, parameters: ep.parameters, knownParameters: ep.knownParameters,
+    constraints: ep.endpoint.constraints, cache: route.cache,
+  };
+}
