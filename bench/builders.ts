@@ -6,17 +6,7 @@
 //   node dist/bench/builders.js [--seconds S]     (default 2 s of measurement per row)
 // Targets: send_lovelace ≥ 300 builds/s, unlock_fund ≥ 50 builds/s.
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import collateralReturn from '../src/builders/cardano/collateral-return.js';
-import complexTransaction from '../src/builders/cardano/complex-transaction.js';
-import delegateStake from '../src/builders/cardano/delegate-stake.js';
-import lockFund from '../src/builders/cardano/lock-fund.js';
-import mintTokens from '../src/builders/cardano/mint-tokens.js';
-import sendLovelace from '../src/builders/cardano/send-lovelace.js';
-import unlockFund from '../src/builders/cardano/unlock-fund.js';
-import type { BuilderPlugin } from '../src/builders/plugin.js';
-import {
-  collateralReturnRequest, complexTransactionRequest, delegateStakeRequest, lockFundRequest, mintTokensRequest, sendLovelaceRequest, unlockFundRequest,
-} from '../test/builders/cardano/fixtures.js';
+import { BUILDER_CASES } from '../test/builders/cardano/cases.js';
 
 const secondsArg = process.argv.indexOf('--seconds');
 const SECONDS = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 2;
@@ -36,15 +26,8 @@ async function rate(op: () => unknown): Promise<number> {
   return n / ((performance.now() - start) / 1000);
 }
 
-const builders: [string, BuilderPlugin, () => object][] = [
-  ['send_lovelace', sendLovelace, sendLovelaceRequest],
-  ['lock_fund', lockFund, lockFundRequest],
-  ['unlock_fund', unlockFund, unlockFundRequest],
-  ['mint_tokens', mintTokens, () => mintTokensRequest()],
-  ['delegate_stake', delegateStake, () => delegateStakeRequest()],
-  ['collateral_return', collateralReturn, collateralReturnRequest],
-  ['complex_transaction', complexTransaction, complexTransactionRequest],
-];
+const builders = BUILDER_CASES;
+const [, sendLovelace, sendLovelaceRequest] = builders.find(([name]) => name === 'send_lovelace')!;
 
 const sample = ((await sendLovelace(sendLovelaceRequest())) as { txHex: string }).txHex;
 const baseline = await rate(() => CSL.Transaction.from_hex(sample).free());

@@ -6,6 +6,7 @@
 import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
+import { runTool } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
 
@@ -81,15 +82,4 @@ function endpoints(argv: string[]): number {
   return 0;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (e) {
-  if (e instanceof UsageError || e instanceof UnknownReleaseError) {
-    console.error(`error: ${e.message}`);
-    if (e instanceof UsageError) console.error(USAGE);
-    process.exitCode = 2;
-  } else if (e instanceof CatalogueError) {
-    console.error(e.message);
-    process.exitCode = 1;
-  } else throw e;
-}
+runTool(main, { usage: USAGE });

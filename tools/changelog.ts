@@ -2,7 +2,7 @@
 // history of a service (every release, newest first), regenerated from the catalogue alone.
 import { writeFileSync } from 'node:fs';
 import { loadCatalogue } from '../src/catalogue/load.js';
-import { CatalogueError } from '../src/catalogue/problems.js';
+import { runTool } from '../src/cli/run-tool.js';
 import { flag, parseArgs, UsageError } from '../src/cli/args.js';
 import { changelog, versionedService } from '../src/diff/index.js';
 
@@ -23,14 +23,4 @@ function main(argv: string[]): number {
   return 0;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (e) {
-  if (e instanceof UsageError) {
-    console.error(`error: ${e.message}`);
-    process.exitCode = 2;
-  } else if (e instanceof CatalogueError) {
-    console.error(e.message);
-    process.exitCode = 2;
-  } else throw e;
-}
+runTool(main, { catalogueErrorExit: 2 });

@@ -2,8 +2,7 @@
 // Exit status: 0 done, 1 a change at or above --fail-on is present, 2 bad arguments or catalogue.
 import { readFileSync } from 'node:fs';
 import { loadCatalogue } from '../src/catalogue/load.js';
-import { CatalogueError } from '../src/catalogue/problems.js';
-import { UnknownReleaseError } from '../src/catalogue/resolve.js';
+import { runTool } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
 import { diffReleases, format, FORMATS, parseIgnore, RULES, severityRank, versionedService, type Change } from '../src/diff/index.js';
 
@@ -50,14 +49,4 @@ function readIgnoreFile(file: string): string {
   }
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (e) {
-  if (e instanceof UsageError || e instanceof UnknownReleaseError) {
-    console.error(`error: ${e.message}`);
-    process.exitCode = 2;
-  } else if (e instanceof CatalogueError) {
-    console.error(e.message);
-    process.exitCode = 2;
-  } else throw e;
-}
+runTool(main, { catalogueErrorExit: 2 });

@@ -3,18 +3,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import collateralReturn from '../../../src/builders/cardano/collateral-return.js';
-import complexTransaction from '../../../src/builders/cardano/complex-transaction.js';
-import delegateStake from '../../../src/builders/cardano/delegate-stake.js';
 import lockFund from '../../../src/builders/cardano/lock-fund.js';
 import mintTokens from '../../../src/builders/cardano/mint-tokens.js';
 import sendLovelace from '../../../src/builders/cardano/send-lovelace.js';
 import unlockFund from '../../../src/builders/cardano/unlock-fund.js';
 import { defineBuilder } from '../../../src/builders/cardano/define-builder.js';
-import { BuilderInputError, type BuilderPlugin } from '../../../src/builders/plugin.js';
+import { BuilderInputError } from '../../../src/builders/plugin.js';
 import {
-  ALICE, ALWAYS_SUCCEEDS_V3, BOB, TOKEN, collateralReturnRequest, complexTransactionRequest, delegateStakeRequest, lockFundRequest,
+  ALICE, ALWAYS_SUCCEEDS_V3, BOB, TOKEN, collateralReturnRequest, lockFundRequest,
   mintTokensRequest, sendLovelaceRequest, txHash, unlockFundRequest, utxo,
 } from './fixtures.js';
+import { BUILDER_CASES } from './cases.js';
 import { rejects } from './verify.js';
 
 const test = suite('bad input');
@@ -142,15 +141,7 @@ test('declared languageVersion differing from the builder’s is explained when 
 });
 
 // Structural fuzzing: replace each field of each request with values of every wrong kind.
-const builders: [string, BuilderPlugin, () => object][] = [
-  ['send_lovelace', sendLovelace, sendLovelaceRequest],
-  ['lock_fund', lockFund, lockFundRequest],
-  ['unlock_fund', unlockFund, unlockFundRequest],
-  ['mint_tokens', mintTokens, () => mintTokensRequest()],
-  ['delegate_stake', delegateStake, () => delegateStakeRequest()],
-  ['collateral_return', collateralReturn, collateralReturnRequest],
-  ['complex_transaction', complexTransaction, complexTransactionRequest],
-];
+const builders = BUILDER_CASES;
 const REPLACEMENTS: unknown[] = [undefined, null, -1, 'x', [], {}, true, '0'.repeat(64)];
 
 function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
