@@ -6,13 +6,16 @@ import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
 import { UsageError } from './cli/args.js';
 import { loadCatalogue } from './catalogue/load.js';
-import { resolveService, type ReleaseView } from './catalogue/resolve.js';
+import { pinViews } from './catalogue/pin.js';
+import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
 import { createGateway, type Gateway, type ProxyHook } from './gateway/app.js';
 import { createWebsocketGateway, type WebsocketGateway } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
 import { securityHooks } from './upstream/signing/setup.js';
+
+export { pinViews };
 
 export interface RunningGateway {
   url: string;
@@ -30,27 +33,6 @@ export interface StartOptions {
   beforeProxy?: ProxyHook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
   websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
-}
-
-/** Resolve each service at its pinned release; unknown ids are usage errors listing the choices. */
-export function pinViews(catalogue: Catalogue, release: GatewayConfig['release']): ReleaseView[] {
-  const versioned = catalogue.services.filter((s) => s.versioned);
-  for (const id of Object.keys(release.byService)) {
-    const s = catalogue.services.find((x) => x.id === id);
-    if (!s) throw new UsageError(`--release names unknown service "${id}"; valid: ${versioned.map((x) => x.id).join(', ')}`);
-    if (!s.versioned) throw new UsageError(`--release: service "${id}" has no releases`);
-  }
-  if (release.all && !versioned.some((s) => s.releases.some((r) => r.id === release.all))) {
-    const choices = versioned.map((s) => `${s.id}: ${s.releases.map((r) => r.id).join(', ')}`).join('; ');
-    throw new UsageError(`unknown release "${release.all}"; valid releases: ${choices}`);
-  }
-  return catalogue.services.map((s) => {
-    const id = release.byService[s.id] ?? (s.releases.some((r) => r.id === release.all) ? release.all : undefined);
-    if (id !== undefined && s.versioned && !s.releases.some((r) => r.id === id)) {
-      throw new UsageError(`unknown release "${id}" for service ${s.id}; valid releases: ${s.releases.map((r) => r.id).join(', ')}`);
-    }
-    return resolveService(s, id);
-  });
 }
 
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */

@@ -1,6 +1,7 @@
 // npm run catalogue -- <command>: inspect and check the catalogue.
 //   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
 //   lint [--catalogue <dir>]                  the loader's errors and warnings; exit 1 on errors
+//   openapi [--release <id>] [--catalogue <dir>]   OpenAPI 3.1 of what is served at the release
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
 import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
@@ -9,10 +10,13 @@ import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js
 import { runTool } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
+import { toOpenApi } from '../src/catalogue/to-openapi.js';
+import { pinViews } from '../src/catalogue/pin.js';
 
 const USAGE = `usage: npm run catalogue -- <command> [options]
   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
   lint [--catalogue <dir>]
+  openapi [--release <id>] [--catalogue <dir>]
   import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]`;
 
 function main(argv: string[]): number {
@@ -20,8 +24,17 @@ function main(argv: string[]): number {
   if (command === 'lint') return lint(rest);
   if (command === 'endpoints') return endpoints(rest);
   if (command === 'import-openapi') return importCommand(rest);
-  const valid = 'endpoints, lint, import-openapi';
+  if (command === 'openapi') return openapi(rest);
+  const valid = 'endpoints, lint, openapi, import-openapi';
   throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
+}
+
+function openapi(argv: string[]): number {
+  const args = parseArgs(argv, ['release', 'catalogue']);
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const views = pinViews(catalogue, { all: flag(args, 'release'), byService: {} });
+  console.log(JSON.stringify(toOpenApi(views), null, 2));
+  return 0;
 }
 
 function importCommand(argv: string[]): number {
