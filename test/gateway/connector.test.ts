@@ -103,11 +103,17 @@ test('pinned where a method does not exist, the real client gets the gateway\'s 
       assert.is(e.response.status, 404);
       assert.match(e.response.data.msg, /added in 1\.17\.0/);
     });
+    // Connector 3.6.1 dropped its margin-loan method with the API; its generic signed request
+    // (the one every named method uses) still reaches the old path.
     const b = new Spot(API_KEY, SECRET, { baseURL: late.url, logger: quiet });
-    await b.marginLoan?.('BNB', 1).then(() => assert.unreachable('margin loan must be gone at 3.6.0'), (e: { response: { status: number; data: { msg: string } } }) => {
+    let refused = false;
+    await b.signRequest('POST', '/sapi/v1/margin/loan', { asset: 'BNB', amount: 1 }).then(() => assert.unreachable('margin loan must be gone at 3.6.0'), (e: { response: { status: number; data: { code: number; msg: string } } }) => {
       assert.is(e.response.status, 410);
-      assert.match(e.response.data.msg, /removed in 3\.6\.0/);
+      assert.is(e.response.data.code, -1020);
+      assert.match(e.response.data.msg, /removed in 3\.6\.0; this gateway serves 3\.6\.0; use POST \/sapi\/v1\/margin\/borrow-repay/);
+      refused = true;
     });
+    assert.ok(refused);
     assert.equal(await upstream.records(), []);
   } finally {
     await early.close();
