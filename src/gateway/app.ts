@@ -66,7 +66,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   app.silent = true;
 
   app.use(async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       await next();
     } catch (e) {

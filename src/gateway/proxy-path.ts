@@ -55,7 +55,7 @@ export function createProxyPath(o: ProxyPathOptions): (req: IncomingMessage, res
     const path = q < 0 ? url : url.slice(0, q);
     const route = o.table.served.get(`${req.method} ${path}`);
     if (!route || route.endpoint.endpoint.builder) return false;
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const own: Record<string, string> = {};
     if (route.view.release) own['x-gateway-release'] = route.view.release.id;
     if (req.headers.origin) {

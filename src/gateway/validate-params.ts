@@ -26,6 +26,10 @@ export interface ParamOptions {
 
 interface Compiled {
   validate: ValidateFunction;
+  /** Header parameters the endpoint knows (read from the request headers). */
+  headerParams: Parameter[];
+  /** " at <release>" for messages. */
+  release: string;
   /** Parameters whose value is a list: sent as JSON array text (["A","B"]) or a single value. */
   lists: Set<string>;
   byName: Map<string, Parameter>;
@@ -52,7 +56,11 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
   }
   const known = new Map<string, Parameter[]>();
   for (const p of t.knownParameters) known.set(keyOf(p), [...(known.get(keyOf(p)) ?? []), p]);
-  const compiled = { validate: ajv.compile({ type: 'object', properties }), byName, known, lists };
+  const compiled = {
+    validate: ajv.compile({ type: 'object', properties }), byName, known, lists,
+    headerParams: t.knownParameters.filter((p) => p.in === 'header'),
+    release: t.view.release ? ` at ${t.view.release.id}` : '',
+  };
   t.cache.set('params', compiled);
   return compiled;
 }
@@ -62,16 +70,16 @@ const keyOf = (p: Parameter) => (p.in === 'header' ? p.name.toLowerCase() : p.na
 
 /**
  * Throws GatewayError (400) naming the parameter, the value and the release facts.
- * `values` holds query/form parameters; `headers` the request headers (lower-case names).
+ * `values` holds query/form parameters (coerced to their types in place: callers build it per
+ * request and forward the original bytes); `headers` the request headers (lower-case names).
  */
 export function checkParams(
   ajv: Ajv, t: ParamTarget, values: Record<string, unknown>, headers: Record<string, string | string[] | undefined>, opts: ParamOptions,
 ): void {
   const c = compile(ajv, t);
-  const release = t.view.release ? ` at ${t.view.release.id}` : '';
-  const data: Record<string, unknown> = { ...values };
-  for (const p of t.knownParameters) {
-    if (p.in !== 'header') continue;
+  const release = c.release;
+  const data = values;
+  for (const p of c.headerParams) {
     const h = headers[p.name.toLowerCase()];
     if (h !== undefined) data[p.name.toLowerCase()] = Array.isArray(h) ? h[0] : h;
   }
