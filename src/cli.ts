@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The gateway's one entry point: `npm start -- [flags]` (see USAGE in config.ts).
+import cluster from 'node:cluster';
 import { UsageError } from './cli/args.js';
 import { CatalogueError } from './catalogue/problems.js';
 import { readConfig, USAGE } from './config.js';
+import { runPrimary, type WorkerReady } from './cluster.js';
 import { startGateway } from './server.js';
 
 async function main(): Promise<void> {
@@ -17,8 +19,10 @@ async function main(): Promise<void> {
     return fail(e);
   }
   try {
+    if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
     const running = await startGateway(config);
-    console.log(`listening on ${running.url}`);
+    if (cluster.isWorker) process.send!({ ready: running.url } satisfies WorkerReady);
+    else console.log(`listening on ${running.url}`);
     const stop = () => {
       running.close().then(() => process.exit(0), () => process.exit(1));
       setTimeout(() => process.exit(0), 5000).unref();

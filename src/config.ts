@@ -2,6 +2,7 @@
 // variables (GATEWAY_*), command-line flags. Every bad value is a UsageError naming the valid choices.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import { LEVELS, type Level } from './log.js';
@@ -19,24 +20,26 @@ export interface GatewayConfig {
   timeoutMs: number;
   bodyLimit: number;
   logLevel: Level;
+  /** Processes serving the port (node:cluster); 1 = this process alone. */
+  workers: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
   signing?: SigningSettings;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
   tokensFile?: string;
 }
 
-const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file'] as const;
+const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers'] as const;
 const BOOLEANS = ['strict'] as const;
 const ENV: Record<string, string> = {
   release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
   upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
-  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE',
+  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS',
 };
-const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile'];
+const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers'];
 
 export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
-       [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>]
+       [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
@@ -55,6 +58,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 1, 600_000),
     bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
     logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
+    workers: workers(get('workers') ?? str(file.workers) ?? '1'),
     signing: readSigningSettings(env, file.signing),
     tokensFile: get('tokens-file') ?? str(file.tokensFile),
   };
@@ -120,6 +124,11 @@ function int(name: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`invalid --${name} "${v}"; expected a whole number from ${min} to ${max}`);
   return n;
+}
+
+/** A number of processes, or "auto" for one per core. */
+function workers(v: string): number {
+  return v === 'auto' ? availableParallelism() : int('workers', v, 1, 256);
 }
 
 function bool(name: string, v: string): boolean {

@@ -18,7 +18,7 @@ export function adminRoutes(deps: { table: RouteTable; metrics: Metrics; views: 
     }
     switch (ctx.path) {
       case '/_gateway/health':
-        ctx.body = { status: 'ok', services: deps.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })) };
+        ctx.body = { status: 'ok', pid: process.pid, services: deps.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })) };
         return;
       case '/_gateway/catalogue':
         ctx.body = catalogueJson ??= deps.views.map(describe);

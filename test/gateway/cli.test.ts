@@ -80,4 +80,31 @@ test('--config YAML file; flags win over it', async () => {
   assert.match(bad.stderr, /unknown key "relase"/);
 });
 
+test('--workers 2: two processes serve the port; a worker that dies is replaced', async () => {
+  const gw = await startGatewayProcess(['--workers', '2', '--upstream', `exchange=${upstream.url}`]);
+  const pids = async (n: number) => {
+    const seen = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      const res = await fetch(`${gw.url}/_gateway/health`, { headers: { Connection: 'close' } });
+      seen.add(((await res.json()) as { pid: number }).pid);
+    }
+    return seen;
+  };
+  try {
+    assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
+    const first = await pids(12);
+    assert.is(first.size, 2, `pids: ${[...first]}`);
+    const [victim] = first;
+    process.kill(victim, 'SIGKILL');
+    let after = new Set<number>();
+    for (let i = 0; i < 40 && !(after.size === 2 && !after.has(victim)); i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      after = await pids(6);
+    }
+    assert.is(after.size, 2, `pids after the kill: ${[...after]}`);
+    assert.not.ok(after.has(victim), 'the killed worker was replaced');
+    assert.match(gw.output(), /exited \(SIGKILL\); starting a replacement/);
+  } finally { await gw.stop(); }
+});
+
 test.run();
