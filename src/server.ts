@@ -68,6 +68,10 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger, ...opts.websocket,
   });
   server.on('upgrade', websockets.upgrade);
+  gateway.metrics.addGauges(() => {
+    const w = websockets.stats();
+    return { websocket_open: w.open, websocket_connecting: w.connecting, websocket_accepted_total: w.accepted, websocket_refused_total: w.refused, websocket_slow_clients_total: w.slowClients };
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

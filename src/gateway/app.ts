@@ -37,6 +37,7 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
+  metrics: Metrics;
   /** The request listener for node:http. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   /** The Koa app serving everything but proxied endpoints. */
@@ -125,6 +126,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const koa = app.callback();
   return {
     handler: (req, res) => { if (!proxyPath(req, res)) void koa(req, res); },
+    metrics,
     app,
     table,
     close: () => proxy.close(),

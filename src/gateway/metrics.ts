@@ -8,6 +8,12 @@ interface Counter {
 export class Metrics {
   private routes = new Map<string, Map<number, Counter>>();
   private started = Date.now();
+  private gauges: (() => Record<string, number>)[] = [];
+
+  /** Add numbers sampled at render time (e.g. websocket connections), as gauges named gateway_<key>. */
+  addGauges(sample: () => Record<string, number>): void {
+    this.gauges.push(sample);
+  }
 
   /** `startedMs` is performance.now() when the request arrived. */
   observe(route: string, status: number, startedMs: number): void {
@@ -30,7 +36,8 @@ export class Metrics {
         secs.push(`gateway_request_seconds_total{${labels}} ${c.seconds.toFixed(6)}`);
       }
     }
-    return [...lines, ...secs, '# HELP gateway_uptime_seconds Seconds since start.', '# TYPE gateway_uptime_seconds gauge',
+    const gauges = this.gauges.flatMap((g) => Object.entries(g())).flatMap(([k, v]) => [`# TYPE gateway_${k} ${k.endsWith("_total") ? "counter" : "gauge"}`, `gateway_${k} ${v}`]);
+    return [...lines, ...secs, ...gauges, '# HELP gateway_uptime_seconds Seconds since start.', '# TYPE gateway_uptime_seconds gauge',
       `gateway_uptime_seconds ${((Date.now() - this.started) / 1000).toFixed(0)}`, ''].join('\n');
   }
 }

@@ -239,11 +239,17 @@ test('websocket API before 3.0.0rc1: 404 with the release facts', async () => {
   assert.match((r as Refused).body.msg!, /added in 3\.0\.0rc1; this gateway serves 1\.17\.0/);
 });
 
-test('gateway close terminates open websockets and does not hang', async () => {
+test('websocket counters in /_gateway/metrics; gateway close terminates open websockets and does not hang', async () => {
   const g = await wsGatewayAt('3.12.0', upstream);
   const clients = await Promise.all([1, 2, 3].map(() => open(`${wsUrl(g)}/ws/btcusdt@trade`)));
   for (let i = 0; i < 3; i++) await upstream.nextConnection();
   assert.is(g.websockets.stats().open, 3);
+  const refused = await connect(`${wsUrl(g)}/ws/btcusdt@nosuchstream`);
+  assert.is((refused as Refused).status, 400);
+  const metrics = await (await fetch(`${g.url}/_gateway/metrics`)).text();
+  assert.match(metrics, /\ngateway_websocket_open 3\n/);
+  assert.match(metrics, /\ngateway_websocket_accepted_total 3\n/);
+  assert.match(metrics, /\ngateway_websocket_refused_total 1\n/);
   const started = Date.now();
   await g.close();
   assert.ok(Date.now() - started < 3000, `close took ${Date.now() - started} ms`);
