@@ -110,6 +110,9 @@ class ServiceBuilder {
       signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: s.builders ?? [],
       endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [],
     };
+    if (this.svc.errors.envelope === 'code-msg' && this.svc.errors.codes.unknown === undefined) {
+      this.problem(sf, ['errors'], `errors: the code-msg envelope needs codes.unknown (the code of any reason not named)`);
+    }
     const defaultIn = s.kind === 'builder' ? 'body' : 'query';
     this.svc.signedParameters = (s.security?.signedParameters ?? []).map((p: any, i: number) =>
       this.parameter(sf, ['security', 'signedParameters', i], p, defaultIn));

@@ -6,13 +6,6 @@ export type Reason =
   | 'notFound' | 'missing' | 'notAllowed' | 'invalid' | 'combination' | 'unauthorized' | 'forbidden'
   | 'upstream' | 'timeout' | 'unknown' | 'tooLarge' | 'unsupportedMedia' | 'builder';
 
-/** Fallback codes when a service.yaml does not name one (the exchange's own codes). */
-const DEFAULT_CODES: Record<Reason, number> = {
-  unknown: -1000, upstream: -1001, timeout: -1007, notFound: -1020, missing: -1102, notAllowed: -1103,
-  combination: -1128, invalid: -1130, unauthorized: -2014, forbidden: -2015, tooLarge: -1000,
-  unsupportedMedia: -1000, builder: -1000,
-};
-
 export class GatewayError extends Error {
   constructor(
     readonly status: number,
@@ -28,7 +21,9 @@ export class GatewayError extends Error {
 /** Body of an error answer in the envelope the service's clients already parse. */
 export function envelope(service: Service | undefined, reason: Reason, message: string): Record<string, unknown> {
   if (service?.errors.envelope === 'code-msg') {
-    return { code: service.errors.codes[reason] ?? DEFAULT_CODES[reason], msg: message };
+    // service.yaml names a code per reason; a reason it does not name answers with its 'unknown' code.
+    const codes = service.errors.codes;
+    return { code: codes[reason] ?? codes.unknown, msg: message };
   }
   return { error: message };
 }

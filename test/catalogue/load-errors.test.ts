@@ -10,7 +10,7 @@ import { ROOT } from '../support/processes.js';
 
 const test = suite('catalogue load errors');
 
-const SERVICE = `id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: code-msg }\n`;
+const SERVICE = `id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: code-msg, codes: { unknown: -1 } }\n`;
 const RELEASES = `releases:\n  - { id: '1.0', date: '2024-01-01' }\n  - { id: '1.1', date: '2024-02-01' }\n  - { id: '2.0rc1', date: '2024-03-01' }\n`;
 const ENUMS = `enums:\n  Color:\n    values:\n      - { value: RED }\n      - { value: BLUE, added: '1.1' }\n`;
 
@@ -121,6 +121,11 @@ test('stream placeholder that is not defined; constraint naming an unknown param
   });
   assert.ok(errs.some((e) => /streams\.yaml:4: stream <symbol>@kline_<interval>: placeholder <interval> is not defined/.test(e)), errs.join('\n'));
   assert.ok(errs.some((e) => /things\.yaml:7: GET \/v1\/thing: constraint names parameter "b"/.test(e)), errs.join('\n'));
+});
+
+test('a code-msg envelope without an unknown code', () => {
+  const errs = errorsOf({ 'demo/service.yaml': SERVICE.replace('codes: { unknown: -1 }', 'codes: { missing: -2 }') });
+  assert.equal(errs.map((e) => e.replace(/^.*service\.yaml/, 'service.yaml')), ['service.yaml:5: errors: the code-msg envelope needs codes.unknown (the code of any reason not named)']);
 });
 
 test('every error is reported at once, across files', () => {
