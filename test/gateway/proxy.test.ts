@@ -2,6 +2,7 @@
 import { request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
@@ -134,17 +135,25 @@ test('CORS: preflight answered, allow-origin on answers', async () => {
   assert.match(res.headers.get('access-control-expose-headers') ?? '', /X-Gateway-Release/);
 });
 
-test('a client that disconnects aborts the upstream request; the gateway keeps serving', async () => {
-  const u = new URL(gw.url);
-  await new Promise<void>((resolve) => {
-    const req = request({ host: u.hostname, port: u.port, path: '/api/v3/ping', headers: { 'x-test-delay-ms': '300' } });
-    req.on('error', () => resolve());
-    req.end();
-    setTimeout(() => { req.destroy(); resolve(); }, 50);
-  });
-  await new Promise((r) => setTimeout(r, 400));
-  const res = await fetch(`${gw.url}/api/v3/ping`);
-  assert.is(res.status, 200);
+test('a client that disconnects aborts the upstream request, quietly; the gateway keeps serving', async () => {
+  const lines: string[] = [];
+  const quietGw = await gatewayAt('3.12.0', upstream.url, [], { logger: createLogger('debug', (l) => lines.push(l)) });
+  try {
+    const u = new URL(quietGw.url);
+    await new Promise<void>((resolve) => {
+      const req = request({ host: u.hostname, port: u.port, path: '/api/v3/ping', headers: { 'x-test-delay-ms': '400' } });
+      req.on('error', () => resolve());
+      req.end();
+      setTimeout(() => { req.destroy(); resolve(); }, 100);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const [rec] = await upstream.records();
+    assert.is(rec.url, '/api/v3/ping');
+    assert.is(rec.aborted, true, 'the upstream saw its request closed before answering');
+    const res = await fetch(`${quietGw.url}/api/v3/ping`);
+    assert.is(res.status, 200);
+    assert.equal(lines.filter((l) => / (warn|error) /.test(l)), [], 'no error spam');
+  } finally { await quietGw.close(); }
 });
 
 test('admin routes: health, catalogue, openapi, metrics', async () => {

@@ -19,6 +19,8 @@ export interface RecordedRequest {
   /** null: no signature sent; true/false: verification result. */
   verified: boolean | null;
   reason?: string;
+  /** The caller closed the connection before the answer was sent. */
+  aborted?: boolean;
 }
 
 const records: RecordedRequest[] = [];
@@ -59,7 +61,9 @@ const server = createServer((req, res) => {
     }
     const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
     const v = verifySignature(apiKey, url, body);
-    records.push({ method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason });
+    const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
+    records.push(record);
+    res.once('close', () => { if (!res.writableFinished) record.aborted = true; });
     const answer = () => {
       res.setHeader('content-type', 'application/json;charset=UTF-8');
       res.setHeader('x-mbx-used-weight-1m', String(records.length));
@@ -85,7 +89,7 @@ const server = createServer((req, res) => {
       res.end(JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
     };
     const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
-    if (delay) setTimeout(answer, delay);
+    if (delay) setTimeout(() => { if (!record.aborted) answer(); }, delay);
     else answer();
   });
 });
