@@ -96,7 +96,14 @@ export function markdownBody(changes: readonly Change[], level: number): string[
     const ofKind = changes.filter((c) => c.kind === kind);
     if (!ofKind.length) continue;
     out.push('', `${'#'.repeat(level)} ${KIND_TITLE[kind]} (${ofKind.length})`, '');
-    for (const g of bySubject(ofKind)) {
+    // One parameter change made to many endpoints at once (a service-wide parameter such as a
+    // header) reads best as one line; everything else stays grouped by endpoint.
+    const same = new Map<string, Change[]>();
+    if (kind === 'parameter') for (const c of ofKind) if (c.endpoint) same.set(sameKey(c), [...(same.get(sameKey(c)) ?? []), c]);
+    const shared = [...same.values()].filter((cs) => cs.length >= SHARED_MIN);
+    for (const cs of shared) out.push(`- ${item(cs[0])}: on ${cs.length} endpoints: ${cs.map((c) => code(c.endpoint!)).join(', ')}`);
+    const apart = new Set(shared.flat());
+    for (const g of bySubject(ofKind.filter((c) => !apart.has(c)))) {
       const head = `- ${title(g, code)}`;
       if (g.changes.length === 1) out.push(`${head}: ${item(g.changes[0])}`);
       else out.push(head, ...g.changes.map((c) => `  - ${item(c)}`));
@@ -104,6 +111,10 @@ export function markdownBody(changes: readonly Change[], level: number): string[
   }
   return out;
 }
+
+/** Identical parameter changes on at least this many endpoints are written once, with the endpoints listed. */
+const SHARED_MIN = 5;
+const sameKey = (c: Change) => `${c.id}\0${c.release}\0${c.message}`;
 
 function item(c: Change): string {
   const sev = c.severity === 'info' ? c.severity : `**${c.severity}**`;
