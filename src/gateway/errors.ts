@@ -3,7 +3,7 @@ import type { Service } from '../catalogue/model.js';
 
 /** Why a request was refused; service.yaml maps each reason to the envelope's code. */
 export type Reason =
-  | 'notFound' | 'missing' | 'notAllowed' | 'invalid' | 'combination' | 'unauthorized' | 'forbidden'
+  | 'notFound' | 'missing' | 'notAllowed' | 'invalid' | 'combination' | 'duplicate' | 'unauthorized' | 'forbidden'
   | 'upstream' | 'timeout' | 'unknown' | 'tooLarge' | 'unsupportedMedia' | 'builder';
 
 export class GatewayError extends Error {

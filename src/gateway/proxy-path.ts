@@ -84,9 +84,10 @@ export function createProxyPath(o: ProxyPathOptions): (req: IncomingMessage, res
     for (const h of o.hooks) h.admit?.(state);
     checkApiKey(route, req.headers, state.supplied);
     state.body = await readBody(req, o.bodyLimit);
-    const values = Object.fromEntries(new URLSearchParams(query));
+    const values: Record<string, string> = {};
+    collect(values, query, route);
     if (state.body.length && /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
-      Object.assign(values, Object.fromEntries(new URLSearchParams(state.body.toString('utf8'))));
+      collect(values, state.body.toString('utf8'), route); // the exchange signs and reads query + body as one set
     }
     checkParams(o.ajv, paramTarget(route), values, req.headers, { strict: o.strict, supplied: state.supplied });
     for (const h of o.hooks) h.prepare?.(state);
@@ -97,6 +98,18 @@ export function createProxyPath(o: ProxyPathOptions): (req: IncomingMessage, res
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Add the parameters of a query or form text; one sent twice is refused (the exchange does too). */
+function collect(into: Record<string, string>, text: string, route: Route): void {
+  if (!text) return;
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (k in into) {
+      const release = route.view.release ? ` at ${route.view.release.id}` : '';
+      throw new GatewayError(400, 'duplicate', `Parameter '${k}' was sent more than once (${route.endpoint.endpoint.key}${release}).`);
+    }
+    into[k] = v;
+  }
+}
 
 export function paramTarget(route: Route): ParamTarget {
   const ep = route.endpoint;

@@ -143,6 +143,21 @@ test('--strict rejects parameters the catalogue does not know; default forwards 
   assert.is(lax.status, 200);
 });
 
+test('a parameter sent twice → 400 -1101 naming it; query and form body count together', async () => {
+  const r = await send('3.12.0', 'GET', '/api/v3/klines', 'symbol=BNBUSDT&interval=1m&interval=1h');
+  assert.is(r.status, 400);
+  assert.is(r.body.code, -1101);
+  assert.match(r.body.msg, /'interval' was sent more than once/);
+  const gw = await at('3.12.0');
+  const body = 'symbol=BNBUSDT&side=BUY&type=MARKET&quantity=1';
+  const res = await fetch(`${gw.url}/api/v3/order?symbol=BNBUSDT&${signed(ts(), body)}`, {
+    method: 'POST', body, headers: { 'X-MBX-APIKEY': API_KEY, 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
+  assert.is(res.status, 400);
+  assert.match(((await res.json()) as { msg: string }).msg, /'symbol' was sent more than once/);
+  assert.equal(await upstream.records(), []);
+});
+
 test('the gateway keeps serving after a burst of bad requests', async () => {
   const gw = await at('3.12.0');
   const bad = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${gw.url}/api/v3/klines?symbol=BNBUSDT&interval=${i}x`).then((r) => r.status)));
