@@ -22,24 +22,27 @@ export interface GatewayConfig {
   logLevel: Level;
   /** Processes serving the port (node:cluster); 1 = this process alone. */
   workers: number;
+  /** Bytes a websocket client may leave unread before it is closed (1008). */
+  wsMaxBuffered: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
   signing?: SigningSettings;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
   tokensFile?: string;
 }
 
-const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers'] as const;
+const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered'] as const;
 const BOOLEANS = ['strict'] as const;
 const ENV: Record<string, string> = {
   release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
   upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
-  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS',
+  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS', 'ws-max-buffered': 'GATEWAY_WS_MAX_BUFFERED',
 };
-const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers'];
+const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered'];
 
 export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
        [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
+       [--ws-max-buffered <bytes>]
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
@@ -59,6 +62,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
     logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
     workers: workers(get('workers') ?? str(file.workers) ?? '1'),
+    wsMaxBuffered: int('ws-max-buffered', get('ws-max-buffered') ?? str(file.wsMaxBuffered) ?? String(4 * 1024 * 1024), 1024, 1024 ** 3),
     signing: readSigningSettings(env, file.signing),
     tokensFile: get('tokens-file') ?? str(file.tokensFile),
   };

@@ -65,7 +65,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const server = createServer(gateway.handler);
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const websockets = createWebsocketGateway({
-    views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger, ...opts.websocket,
+    views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
+    maxBufferedBytes: config.wsMaxBuffered, ...opts.websocket,
   });
   server.on('upgrade', websockets.upgrade);
   gateway.metrics.addGauges(() => {
