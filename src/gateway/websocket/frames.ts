@@ -13,8 +13,6 @@ import type { StreamMatcher } from './stream-names.js';
 /** undefined: forward the frame unchanged; a string: answer the client with it instead. */
 export type Verdict = string | undefined;
 
-/** Error code of the stream server for an invalid request ("Invalid request: ..."). */
-export const STREAM_INVALID_REQUEST = 2;
 
 type Id = string | number | null;
 const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' ? v : null);
@@ -48,7 +46,9 @@ export function checkStreamFrame(matcher: StreamMatcher, data: Buffer): Verdict 
   }
   if (!refusals.length) return undefined;
   const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more invalid stream name${refusals.length > 2 ? 's' : ''})` : '';
-  return JSON.stringify({ error: { code: STREAM_INVALID_REQUEST, msg: `Invalid request: ${refusals[0]}${more}` }, id: idOf(req.id) });
+  // The stream server's own code for an invalid request, from service.yaml (errors.codes.streamInvalid).
+  const codes = matcher.view.service.errors.codes;
+  return JSON.stringify({ error: { code: codes.streamInvalid ?? codes.unknown, msg: `Invalid request: ${refusals[0]}${more}` }, id: idOf(req.id) });
 }
 
 /** What happened to a websocket-API request, for the connection's log and counters. */
