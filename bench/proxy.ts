@@ -14,8 +14,14 @@ const CONCURRENCY = 16;
 const PATH = process.env.BENCH_PATH ?? '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10';
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
+const children: ChildProcess[] = [];
+// However this script ends (a failed round, Ctrl-C), it leaves no forwarder or upstream behind.
+process.on('exit', () => { for (const c of children) c.kill(); });
+process.on('SIGINT', () => process.exit(130));
+
 function start(script: string, args: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(here(script), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       const m = /port (\d+)/.exec(d.toString());
