@@ -13,6 +13,7 @@ import type { GatewayConfig } from './config.js';
 import { createGateway, type Gateway, type ProxyHook } from './gateway/app.js';
 import { createWebsocketGateway, type WebsocketGateway } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
+import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
 import { securityHooks } from './upstream/signing/setup.js';
 
 export { pinViews };
@@ -37,7 +38,7 @@ export interface StartOptions {
 
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
 export function restUpstreams(catalogue: Catalogue, overrides: Record<string, string>): Record<string, string> {
-  const kinds = ['rest', 'streams', 'wsApi'];
+  const kinds: readonly string[] = UPSTREAM_KINDS;
   for (const key of Object.keys(overrides)) {
     const [id, kind] = key.split('.');
     if (!catalogue.services.some((s) => s.id === id)) throw new UsageError(`--upstream names unknown service "${id}"; valid: ${catalogue.services.map((s) => s.id).join(', ')}`);
@@ -45,7 +46,7 @@ export function restUpstreams(catalogue: Catalogue, overrides: Record<string, st
   }
   const out: Record<string, string> = {};
   for (const s of catalogue.services) {
-    const u = overrides[s.id] ?? overrides[`${s.id}.rest`] ?? s.upstreams.rest;
+    const u = upstreamBase(s, 'rest', overrides);
     if (u) out[s.id] = u;
   }
   return out;

@@ -13,6 +13,7 @@ import type { ReleaseView } from '../../catalogue/resolve.js';
 import { lifecycleFacts } from '../../catalogue/lifecycle.js';
 import type { Logger } from '../../log.js';
 import { connectUpstream, Relay, UpstreamConnectError, type Inspect } from '../../upstream/ws-relay.js';
+import { upstreamBase } from '../../upstream/upstream-base.js';
 import { envelope, GatewayError } from '../errors.js';
 import { checkStreamFrame, WsApiChecker } from './frames.js';
 import { routeOf, upstreamUrl, type WsRoute } from './routes.js';
@@ -235,9 +236,9 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
 function serviceWs(view: ReleaseView, overrides: Record<string, string>, ajv: Ajv, strict: boolean): ServiceWs {
   const s = view.service;
   const out: ServiceWs = { view, release: view.release?.id };
-  const streamsBase = overrides[`${s.id}.streams`] ?? s.upstreams.streams;
+  const streamsBase = upstreamBase(s, 'streams', overrides);
   if (streamsBase && s.streams.length) out.streams = { base: streamsBase, matcher: new StreamMatcher(view) };
-  const wsApiBase = overrides[`${s.id}.wsApi`] ?? s.upstreams.wsApi;
+  const wsApiBase = upstreamBase(s, 'wsApi', overrides);
   if (wsApiBase && s.wsMethods.length) out.wsApi = { base: wsApiBase, checker: new WsApiChecker(view, ajv, strict) };
   return out;
 }
