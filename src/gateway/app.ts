@@ -12,7 +12,7 @@ import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
 import { adminRoutes } from './admin.js';
 import { errorAnswer, GatewayError } from './errors.js';
-import { deprecationHeaders, notServed } from './lifecycle-answers.js';
+import { notServed } from './lifecycle-answers.js';
 import { Metrics } from './metrics.js';
 import { createProxyPath, type ProxyHook } from './proxy-path.js';
 import { readBody } from './read-body.js';
@@ -95,8 +95,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       throw error;
     }
     ctx.state.route = route;
-    const dep = deprecationHeaders(route);
-    if (dep) ctx.set(dep);
+    if (route.deprecation) ctx.set(route.deprecation);
     return answerBuilder(ctx, route);
   });
 

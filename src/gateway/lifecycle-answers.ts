@@ -3,6 +3,7 @@
 // and the Deprecation / Link / Sunset headers of a deprecated endpoint that is still served.
 import { lifecycleFacts } from '../catalogue/lifecycle.js';
 import type { Release } from '../catalogue/model.js';
+import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
 import { GatewayError } from './errors.js';
 import type { Route, RouteTable } from './route-table.js';
 
@@ -40,10 +41,10 @@ const httpDate = (r: Release) => new Date(`${r.date}T00:00:00Z`).toUTCString();
 const unixSeconds = (r: Release) => Math.floor(Date.parse(`${r.date}T00:00:00Z`) / 1000);
 
 /** Headers of a deprecated endpoint (RFC 9745 Deprecation, successor Link, RFC 8594 Sunset). */
-export function deprecationHeaders(route: Route): Record<string, string> | null {
-  const ep = route.endpoint.endpoint;
-  if (route.endpoint.status !== 'deprecated' || ep.span.deprecated === null) return null;
-  const releases = route.view.service.releases;
+export function deprecationHeaders(view: ReleaseView, at: EndpointAt): Record<string, string> | null {
+  const ep = at.endpoint;
+  if (at.status !== 'deprecated' || ep.span.deprecated === null) return null;
+  const releases = view.service.releases;
   const headers: Record<string, string> = { Deprecation: `@${unixSeconds(releases[ep.span.deprecated])}` };
   const successor = ep.replacement && /^[A-Z]+ (\/\S*)$/.exec(ep.replacement)?.[1];
   if (successor) headers.Link = `<${successor}>; rel="successor-version"`;

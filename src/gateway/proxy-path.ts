@@ -8,12 +8,11 @@ import type { Ajv } from 'ajv';
 import type { Logger } from '../log.js';
 import type { UpstreamProxy } from '../upstream/proxy.js';
 import { errorAnswer, GatewayError } from './errors.js';
-import { deprecationHeaders } from './lifecycle-answers.js';
 import type { Metrics } from './metrics.js';
 import { readBody } from './read-body.js';
 import type { Route, RouteTable } from './route-table.js';
 import { checkApiKey } from './security-check.js';
-import { checkParams, type ParamTarget } from './validate-params.js';
+import { checkParams } from './validate-params.js';
 
 export interface ProxyRequestState {
   route: Route;
@@ -63,8 +62,7 @@ export function createProxyPath(o: ProxyPathOptions): (req: IncomingMessage, res
       own['access-control-expose-headers'] = o.corsExpose;
       own.vary = 'Origin';
     }
-    const dep = deprecationHeaders(route);
-    if (dep) Object.assign(own, dep);
+    if (route.deprecation) Object.assign(own, route.deprecation);
     forward(route, req, res, url, q < 0 ? '' : url.slice(q + 1), own).catch((e) => {
       const a = errorAnswer(e, route.view.service, `${req.method} ${path}`, o.logger);
       if (a.body && !res.headersSent) {
@@ -89,7 +87,7 @@ export function createProxyPath(o: ProxyPathOptions): (req: IncomingMessage, res
     if (state.body.length && /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
       collect(values, state.body.toString('utf8'), route); // the exchange signs and reads query + body as one set
     }
-    checkParams(o.ajv, paramTarget(route), values, req.headers, { strict: o.strict, supplied: state.supplied });
+    checkParams(o.ajv, route.params, values, req.headers, { strict: o.strict, supplied: state.supplied });
     for (const h of o.hooks) h.prepare?.(state);
     const base = o.upstreams.get(route.view.service.id);
     if (!base) throw new GatewayError(502, 'upstream', `no upstream configured for service ${route.view.service.id}`);
@@ -109,12 +107,4 @@ function collect(into: Record<string, string>, text: string, route: Route): void
     }
     into[k] = v;
   }
-}
-
-export function paramTarget(route: Route): ParamTarget {
-  const ep = route.endpoint;
-  return {
-    label: ep.endpoint.key, view: route.view, parameters: ep.parameters, knownParameters: ep.knownParameters,
-    constraints: ep.endpoint.constraints, cache: route.cache,
-  };
 }

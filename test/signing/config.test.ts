@@ -10,7 +10,7 @@ import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
 import { allows } from '../../src/gateway/client-auth/hook.js';
 import { hashLine, parseTokens, pathPattern, readTokensFile } from '../../src/gateway/client-auth/tokens.js';
-import type { Route } from '../../src/gateway/route-table.js';
+import { buildRouteTable, type Route } from '../../src/gateway/route-table.js';
 import { loadSigner } from '../../src/upstream/signing/keys.js';
 import { Secret } from '../../src/upstream/signing/secret.js';
 import { readSigningSettings } from '../../src/upstream/signing/settings.js';
@@ -150,7 +150,8 @@ test('path patterns: * one segment, ** any depth, the rest literal', () => {
 test('allow decisions against real catalogue routes (modules, methods, patterns)', () => {
   const { catalogue } = loadCatalogue();
   const view = resolveService(catalogue.services.find((s) => s.id === 'exchange')!, '3.12.0');
-  const route = (key: string): Route => ({ view, endpoint: view.served.find((e) => e.endpoint.key === key)!, cache: new Map() });
+  const table = buildRouteTable([view]);
+  const route = (key: string): Route => table.served.get(key)!;
   const [trader, reader, margin] = readTokensFile(tokensFile);
   assert.ok(allows(trader, route('POST /api/v3/order')));
   assert.ok(allows(trader, route('GET /api/v3/account')));
