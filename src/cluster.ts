@@ -8,7 +8,7 @@ import { pinViews } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
-import { securityHooks } from './upstream/signing/setup.js';
+import { securityHooks } from './gateway/signing/setup.js';
 
 export interface WorkerReady {
   ready: string;

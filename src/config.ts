@@ -28,21 +28,55 @@ export interface GatewayConfig {
   signing?: SigningSettings;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
   tokensFile?: string;
+  /** Origins allowed to read answers (CORS); '*' = any origin, for public (uncredentialed) answers only. */
+  corsOrigins: string[];
+  /** Host names a request to a service the gateway signs for may be addressed to (DNS-rebinding guard). */
+  allowedHosts?: string[];
+  /** Requests of one connection in progress at once; further pipelined requests wait in the socket. */
+  maxPipelined: number;
+  /** Open client connections at most; beyond it new connections are closed at once. */
+  maxConnections: number;
+  /** Time for a client to send the request headers (ms). */
+  headersTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this long (ms). */
+  keepAliveTimeoutMs: number;
+  /** Connections to each upstream origin. */
+  upstreamConnections: number;
+  /** Requests one route may have at the upstream at once; beyond it 503. */
+  routeConcurrency: number;
+  /** How long a stopping gateway waits for in-flight requests (ms). */
+  shutdownGraceMs: number;
+  /** Under --workers: a worker whose event loop is blocked this long is replaced (ms). */
+  workerStallMs: number;
 }
 
-const FLAGS = ['release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered'] as const;
+const FLAGS = [
+  'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered',
+  'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
+  'route-concurrency', 'shutdown-grace', 'worker-stall',
+] as const;
 const BOOLEANS = ['strict'] as const;
 const ENV: Record<string, string> = {
   release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
   upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
   'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS', 'ws-max-buffered': 'GATEWAY_WS_MAX_BUFFERED',
+  'cors-origin': 'GATEWAY_CORS_ORIGINS', 'allowed-host': 'GATEWAY_ALLOWED_HOSTS', 'max-pipelined': 'GATEWAY_MAX_PIPELINED',
+  'max-connections': 'GATEWAY_MAX_CONNECTIONS', 'headers-timeout': 'GATEWAY_HEADERS_TIMEOUT_MS', 'keep-alive-timeout': 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
+  'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
+  'worker-stall': 'GATEWAY_WORKER_STALL_MS',
 };
-const FILE_KEYS = ['release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered'];
+const FILE_KEYS = [
+  'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
+  'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
+  'shutdownGraceMs', 'workerStallMs',
+];
 
 export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
        [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
-       [--ws-max-buffered <bytes>]
+       [--ws-max-buffered <bytes>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
+       [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
+       [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>]
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
@@ -58,14 +92,26 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     port: int('port', get('port') ?? str(file.port) ?? '8080', 0, 65535),
     upstreams: {},
     strict: bool('strict', get('strict') ?? str(file.strict) ?? 'false'),
-    timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 1, 600_000),
+    timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 50, 600_000),
     bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
     logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
     workers: workers(get('workers') ?? str(file.workers) ?? '1'),
     wsMaxBuffered: int('ws-max-buffered', get('ws-max-buffered') ?? str(file.wsMaxBuffered) ?? String(4 * 1024 * 1024), 1024, 1024 ** 3),
     signing: readSigningSettings(env, file.signing),
     tokensFile: get('tokens-file') ?? str(file.tokensFile),
+    corsOrigins: list(args, env, 'cors-origin', corsFile(file.cors)) ?? ['*'],
+    allowedHosts: list(args, env, 'allowed-host', file.allowedHosts),
+    maxPipelined: int('max-pipelined', get('max-pipelined') ?? str(file.maxPipelined) ?? '16', 1, 1024),
+    maxConnections: int('max-connections', get('max-connections') ?? str(file.maxConnections) ?? '10000', 1, 1_000_000),
+    headersTimeoutMs: int('headers-timeout', get('headers-timeout') ?? str(file.headersTimeoutMs) ?? '10000', 100, 600_000),
+    keepAliveTimeoutMs: int('keep-alive-timeout', get('keep-alive-timeout') ?? str(file.keepAliveTimeoutMs) ?? '65000', 100, 3_600_000),
+    upstreamConnections: int('upstream-connections', get('upstream-connections') ?? str(file.upstreamConnections) ?? '256', 1, 65_536),
+    routeConcurrency: 0,
+    shutdownGraceMs: int('shutdown-grace', get('shutdown-grace') ?? str(file.shutdownGraceMs) ?? '10000', 0, 600_000),
+    workerStallMs: int('worker-stall', get('worker-stall') ?? str(file.workerStallMs) ?? '10000', 100, 600_000),
   };
+  // By default one route may hold a quarter of the upstream pool: a hung endpoint leaves the rest to others.
+  cfg.routeConcurrency = int('route-concurrency', get('route-concurrency') ?? str(file.routeConcurrency) ?? String(Math.max(1, Math.floor(cfg.upstreamConnections / 4))), 1, 65_536);
   for (const r of releaseSpecs(args, env, file)) {
     const eq = r.indexOf('=');
     if (eq < 0) cfg.release.all = r;
@@ -86,6 +132,22 @@ function releaseSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv, file: Record<str
   if (typeof file.release === 'string') return [file.release];
   if (file.release && typeof file.release === 'object') return Object.entries(file.release).map(([k, v]) => `${k}=${v}`);
   return [];
+}
+
+/** A repeatable flag, a comma-separated variable, or a YAML list; undefined when none is given. */
+function list(args: ParsedArgs, env: NodeJS.ProcessEnv, name: string, fromFile: unknown): string[] | undefined {
+  const v = args.flags.get(name) ?? (env[ENV[name]] !== undefined ? [env[ENV[name]]!] : undefined);
+  const items = v ? v.flatMap((x) => x.split(',')) : Array.isArray(fromFile) ? fromFile.map(String) : fromFile === undefined ? undefined : [String(fromFile)];
+  const out = items?.map((s) => s.trim()).filter(Boolean);
+  if (out && name === 'cors-origin') for (const o of out) if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new UsageError(`invalid --cors-origin "${o}"; expected * or an origin such as https://app.example.com (scheme, host, optional port; no path)`);
+  return out;
+}
+
+/** config `cors: { origins: [...] }`. */
+function corsFile(v: unknown): unknown {
+  if (v === undefined) return undefined;
+  if (!v || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).some((k) => k !== 'origins')) throw new UsageError('config cors must be a mapping with one key, origins: a list of origins or *');
+  return (v as { origins?: unknown }).origins;
 }
 
 function upstreamSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv): string[] {

@@ -4,17 +4,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
-import { UsageError } from './cli/args.js';
+import { UsageError } from './usage-error.js';
 import { loadCatalogue } from './catalogue/load.js';
 import { pinViews } from './catalogue/pin.js';
 import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
-import { createGateway, type Gateway, type ProxyHook } from './gateway/app.js';
+import { createGateway, type Gateway, type Hook } from './gateway/app.js';
+import { defaultHosts } from './gateway/cross-site.js';
 import { createWebsocketGateway, type WebsocketGateway } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
-import { securityHooks } from './upstream/signing/setup.js';
+import { securityHooks } from './gateway/signing/setup.js';
 
 export { pinViews };
 
@@ -25,13 +26,16 @@ export interface RunningGateway {
   /** Websocket upgrades (/ws, /stream, /ws-api/v3) and their relays. */
   websockets: WebsocketGateway;
   views: ReleaseView[];
-  close(): Promise<void>;
+  /** False until listening, and again once draining began: /_gateway/ready answers 503 then. */
+  ready(): boolean;
+  /** Stop accepting, let in-flight requests finish (at most `graceMs`, default the configured grace), close everything. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface StartOptions {
   logger?: Logger;
   plugins?: PluginRegistry;
-  beforeProxy?: ProxyHook[];
+  beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
   websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
 }
@@ -58,18 +62,42 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const { catalogue, fromCache } = loadCatalogue(config.catalogue);
   const views = pinViews(catalogue, config.release);
   const security = securityHooks(config, views, logger);
+  let ready = false;
   const gateway = createGateway({
     views, plugins: opts.plugins ?? builtinPlugins, upstreams: restUpstreams(catalogue, config.upstreams),
     strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
-    beforeProxy: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
+    hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
+    corsOrigins: config.corsOrigins, credentialed: security.credentialed, allowedHosts: config.allowedHosts ?? defaultHosts(config.host),
+    maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections, maxInflightPerRoute: config.routeConcurrency,
+    ready: () => ready,
   });
-  const server = createServer(gateway.handler);
-  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  // Connection bounds: headers must arrive promptly, a whole request within the deadline (the
+  // adapter answers 408 then; node's own check is the backstop), idle keep-alive sockets close, and
+  // connections past the cap are closed at once rather than starving everyone of descriptors.
+  const server = createServer({
+    headersTimeout: config.headersTimeoutMs, requestTimeout: Math.max(config.timeoutMs + 5000, config.headersTimeoutMs),
+    keepAliveTimeout: config.keepAliveTimeoutMs, connectionsCheckingInterval: 1000,
+  }, gateway.handler);
+  server.maxConnections = config.maxConnections;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Malformed HTTP, header timeouts, resets: answer 400/408/431 when the socket can still take it; never crash.
+    if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
   const websockets = createWebsocketGateway({
     views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
     maxBufferedBytes: config.wsMaxBuffered, ...opts.websocket,
   });
-  server.on('upgrade', websockets.upgrade);
+  server.on('upgrade', (req, socket, head) => {
+    try {
+      websockets.upgrade(req, socket, head);
+    } catch (e) {
+      // The connection boundary: whatever an upgrade throws ends that socket, never the process.
+      logger.error(`ws upgrade → 500: ${(e as Error)?.stack ?? String(e)}`);
+      socket.destroy();
+    }
+  });
   gateway.metrics.addGauges(() => {
     const w = websockets.stats();
     return { websocket_open: w.open, websocket_connecting: w.connecting, websocket_accepted_total: w.accepted, websocket_refused_total: w.refused, websocket_slow_clients_total: w.slowClients };
@@ -78,23 +106,38 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  ready = true;
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   for (const v of views) {
     logger.info(`service ${v.service.id}${v.release ? ` pinned at ${v.release.id}` : ''}: ${v.served.length} endpoints`);
   }
   logger.debug(`catalogue ${fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
     server,
     gateway,
     websockets,
     views,
-    close: async () => {
-      await websockets.close(); // upgraded sockets would keep server.close() waiting
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await gateway.close();
-    },
+    ready: () => ready,
+    close: (graceMs = config.shutdownGraceMs) => (closing ??= drain(graceMs)),
   };
+
+  /** Stop accepting, wait for in-flight requests (bounded by the grace), then close everything. */
+  async function drain(graceMs: number): Promise<void> {
+    ready = false;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const deadline = Date.now() + graceMs;
+    const ws = websockets.close(); // upgraded sockets would keep server.close() waiting
+    while (gateway.adapter.inFlight() > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+      server.closeIdleConnections(); // keep-alive sockets that just finished their last request
+    }
+    await ws;
+    server.closeAllConnections();
+    await closed;
+    await gateway.close();
+  }
 }

@@ -1,5 +1,5 @@
 // Pin every service of a catalogue to its release (the newest unless told otherwise).
-import { UsageError } from '../cli/args.js';
+import { UsageError } from '../usage-error.js';
 import type { Catalogue } from './model.js';
 import { resolveService, type ReleaseView } from './resolve.js';
 

@@ -23,6 +23,7 @@ export const REASONS = {
   unauthorized: { status: 401, message: 'credentials required' },
   forbidden: { status: 403, message: 'not allowed' },
   crossSite: { status: 403, message: 'cross-site request refused' },
+  requestTimeout: { status: 408, message: 'the request was not received within the deadline' },
   tooLarge: { status: 413, message: 'request body larger than the limit' },
   unsupportedMedia: { status: 415, message: 'unsupported Content-Type' },
   unknown: { status: 500, message: 'internal gateway error' },

@@ -4,12 +4,9 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+import { oneOf, UsageError } from '../usage-error.js';
+
+export { oneOf, UsageError };
 
 /** Parse argv; `booleans` lists flags that take no value. Unknown flags are usage errors. */
 export function parseArgs(argv: string[], known: readonly string[], booleans: readonly string[] = []): ParsedArgs {
@@ -43,7 +40,4 @@ export function flag(args: ParsedArgs, name: string): string | undefined {
 }
 
 /** Check a value against its valid choices; the error lists them. */
-export function oneOf<T extends string>(name: string, value: string, choices: readonly T[]): T {
-  if (!choices.includes(value as T)) throw new UsageError(`invalid ${name} "${value}"; valid: ${choices.join(', ')}`);
-  return value as T;
-}
+

@@ -3,7 +3,7 @@
 //   GET /api/v3/x                       every change of that endpoint (its parameters, security; the value
 //                                       changes of an enum once every endpoint using it is ignored)
 //   parameter-added GET /api/v3/x       that rule on that endpoint only
-import { UsageError } from '../cli/args.js';
+import { UsageError } from '../usage-error.js';
 import { RULE_IDS } from './rules.js';
 import type { Change } from './types.js';
 

@@ -4,7 +4,7 @@
 // that added the item); <from> equal to <to> gives no changes.
 import type { Catalogue, Service } from '../catalogue/model.js';
 import { findService, UnknownReleaseError } from '../catalogue/resolve.js';
-import { oneOf, UsageError } from '../cli/args.js';
+import { oneOf, UsageError } from '../usage-error.js';
 import { diffWalk, Walk } from './diff.js';
 import { isIgnored, type Ignore } from './ignore.js';
 import { classify } from './rules.js';

@@ -1,11 +1,11 @@
-// Admin routes under /_gateway: health, what is alive at the pin, OpenAPI of the pin, metrics.
+// Admin routes under /_gateway: liveness (health), readiness, what is alive at the pin, OpenAPI of the pin, metrics.
 import type { Middleware } from 'koa';
 import { toOpenApi } from '../catalogue/to-openapi.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import type { Metrics } from './metrics.js';
 import type { RouteTable } from './route-table.js';
 
-export function adminRoutes(deps: { table: RouteTable; metrics: Metrics; views: ReleaseView[] }): Middleware {
+export function adminRoutes(deps: { table: RouteTable; metrics: Metrics; views: ReleaseView[]; ready: () => boolean }): Middleware {
   let catalogueJson: unknown;
   let openapiJson: unknown;
   return async (ctx, next) => {
@@ -17,6 +17,11 @@ export function adminRoutes(deps: { table: RouteTable; metrics: Metrics; views: 
       return;
     }
     switch (ctx.path) {
+      case '/_gateway/ready':
+        // Readiness (load balancers, Kubernetes): 503 before the listener is up and once draining began.
+        ctx.status = deps.ready() ? 200 : 503;
+        ctx.body = { status: deps.ready() ? 'ready' : 'not ready' };
+        return;
       case '/_gateway/health':
         ctx.body = { status: 'ok', pid: process.pid, services: deps.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })) };
         return;
@@ -32,7 +37,7 @@ export function adminRoutes(deps: { table: RouteTable; metrics: Metrics; views: 
         return;
       default:
         ctx.status = 404;
-        ctx.body = { error: `no admin route ${ctx.path}; available: /_gateway/health, /_gateway/catalogue, /_gateway/openapi.json, /_gateway/metrics` };
+        ctx.body = { error: `no admin route ${ctx.path}; available: /_gateway/health, /_gateway/ready, /_gateway/catalogue, /_gateway/openapi.json, /_gateway/metrics` };
     }
   };
 }

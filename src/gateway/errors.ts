@@ -1,49 +1,78 @@
-// Gateway answers that are not the upstream's: one error type, rendered in the service's envelope.
+// Gateway answers that are not the upstream's: one error type whose status comes from the central
+// reason table, and one renderer that every adapter (node:http, Koa, websocket upgrade) uses, so an
+// answer's status, headers and envelope never depend on which path a request took.
+import { REASONS, type Reason } from '../catalogue/reasons.js';
 import type { Service } from '../catalogue/model.js';
 
-/** Why a request was refused; service.yaml maps each reason to the envelope's code. */
-export type Reason =
-  | 'notFound' | 'missing' | 'notAllowed' | 'invalid' | 'combination' | 'duplicate' | 'unauthorized' | 'forbidden'
-  | 'upstream' | 'timeout' | 'unknown' | 'tooLarge' | 'unsupportedMedia' | 'builder';
+export type { Reason };
 
 export class GatewayError extends Error {
+  readonly status: number;
+  /** `status` defaults to the reason's; only a status relayed from elsewhere (an upstream's refusal) differs. */
   constructor(
-    readonly status: number,
     readonly reason: Reason,
     message: string,
     readonly headers: Record<string, string> = {},
+    status?: number,
   ) {
     super(message);
     this.name = 'GatewayError';
+    this.status = status ?? REASONS[reason].status;
   }
 }
 
 /** Body of an error answer in the envelope the service's clients already parse. */
 export function envelope(service: Service | undefined, reason: Reason, message: string): Record<string, unknown> {
   if (service?.errors.envelope === 'code-msg') {
-    // service.yaml names a code per reason; a reason it does not name answers with its 'unknown' code.
+    // The loader checked every key against the reason table; a reason the service does not map
+    // answers with its 'unknown' code, as the upstream does for errors it has no code for.
     const codes = service.errors.codes;
     return { code: codes[reason] ?? codes.unknown, msg: message };
   }
   return { error: message };
 }
 
-/** What to answer for an error thrown while handling a request (shared by the Koa and proxy paths). */
-export interface ErrorAnswer {
+/** A rendered gateway answer; `body` absent when nobody is listening any more (the client went away). */
+export interface Answer {
   status: number;
   headers: Record<string, string>;
-  /** Absent when nobody is listening any more (the client went away). */
-  body?: Record<string, unknown>;
+  body?: string;
 }
 
-export function errorAnswer(e: unknown, service: Service | undefined, where: string, logger: { warn(m: string): void; error(m: string): void }): ErrorAnswer {
+interface Log {
+  debug(m: string): void;
+  warn(m: string): void;
+  error(m: string): void;
+}
+
+/** The client went away (hang-up, reset): nothing to answer, nothing worth more than a debug line. */
+export class ClientGone extends Error {
+  override name = 'ClientGone';
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Render an error thrown while handling a request, in `service`'s envelope. */
+export function render(e: unknown, service: Service | undefined, where: string, log: Log): Answer {
   if (e instanceof GatewayError) {
-    if (e.status >= 500) logger.warn(`${where} → ${e.status}: ${e.message}`);
-    return { status: e.status, headers: e.headers, body: envelope(service, e.reason, e.message) };
+    if (e.status >= 500) log.warn(`${where} → ${e.status}: ${e.message}`);
+    return answer(e.status, e.headers, envelope(service, e.reason, e.message));
   }
-  if ((e as Error)?.name === 'AbortError' || (e as { code?: string })?.code === 'UND_ERR_ABORTED') {
-    return { status: 499, headers: {} }; // client closed the request
+  if (isHangUp(e)) {
+    log.debug(`${where}: client went away`);
+    return { status: 499, headers: {} };
   }
-  logger.error(`${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
-  return { status: 500, headers: {}, body: envelope(service, 'unknown', 'internal gateway error') };
+  log.error(`${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
+  return answer(500, {}, envelope(service, 'unknown', REASONS.unknown.message));
+}
+
+export function answer(status: number, headers: Record<string, string>, body: unknown): Answer {
+  return { status, headers: { ...headers, 'content-type': JSON_TYPE }, body: JSON.stringify(body) };
+}
+
+/** Errors that mean the client closed the connection, not that anything is wrong. */
+function isHangUp(e: unknown): boolean {
+  if (e instanceof ClientGone) return true;
+  const code = (e as { code?: string })?.code;
+  return (e as Error)?.name === 'AbortError' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'UND_ERR_ABORTED';
 }

@@ -20,5 +20,5 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
 }
 
 function tooLarge(limit: number): GatewayError {
-  return new GatewayError(413, 'tooLarge', `request body larger than the limit of ${limit} bytes`);
+  return new GatewayError('tooLarge', `request body larger than the limit of ${limit} bytes`);
 }

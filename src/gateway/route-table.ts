@@ -1,8 +1,10 @@
-// The routes of the pinned release: an exact-match map on "METHOD path" (catalogue paths are
-// static, and a map is ~4x faster than a linear router at this route count), plus an index of
-// every path the catalogue knows so refused requests get a precise 404/405/410.
+// The routes of the pinned releases: an exact-match map on "METHOD path" (catalogue paths are
+// static, and a map is ~4x faster than a linear router at this route count), an index of every
+// path the catalogue knows so refused requests get a precise 404/405/410, and which service owns a
+// path prefix, so an unknown path is refused in the envelope of the one service that could own it.
+import type { Service } from '../catalogue/model.js';
 import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
-import { deprecationHeaders } from './lifecycle-answers.js';
+import { deprecationHeaders } from './deprecation-headers.js';
 import type { ParamTarget } from './validate-params.js';
 
 export interface Route {
@@ -14,6 +16,8 @@ export interface Route {
   params: ParamTarget;
   /** Deprecation / Link / Sunset headers when deprecated at the pin, else null. */
   deprecation: Record<string, string> | null;
+  /** Requests of this route being forwarded now (the per-route share of the upstream pool). */
+  inflight: number;
 }
 
 export interface RouteTable {
@@ -22,22 +26,43 @@ export interface RouteTable {
   /** Every endpoint the catalogue knows, by path, with its status at the pin. */
   known: Map<string, Route[]>;
   views: ReleaseView[];
+  /** First path segment → the one service whose endpoints use it (null: several do). */
+  owners: Map<string, ReleaseView | null>;
+  /** The view answering for paths no service owns: the one versioned service, else the first. */
+  fallback: ReleaseView | undefined;
 }
 
 export function buildRouteTable(views: ReleaseView[]): RouteTable {
   const served = new Map<string, Route>();
   const known = new Map<string, Route[]>();
+  const owners = new Map<string, ReleaseView | null>();
   for (const view of views) {
     for (const endpoint of view.endpoints) {
       const ep = endpoint.endpoint;
       const cache = new Map<string, unknown>();
       const route: Route = {
-        view, endpoint, cache, deprecation: deprecationHeaders(view, endpoint),
+        view, endpoint, cache, deprecation: deprecationHeaders(view, endpoint), inflight: 0,
         params: { label: ep.key, view, parameters: endpoint.parameters, knownParameters: endpoint.knownParameters, constraints: ep.constraints, cache },
       };
       if (endpoint.status === 'alive' || endpoint.status === 'deprecated') served.set(ep.key, route);
       known.set(ep.path, [...(known.get(ep.path) ?? []), route]);
+      const seg = firstSegment(ep.path);
+      const had = owners.get(seg);
+      owners.set(seg, had === undefined || had === view ? view : null);
     }
   }
-  return { served, known, views };
+  const versioned = views.filter((v) => v.release);
+  return { served, known, views, owners, fallback: versioned.length === 1 ? versioned[0] : views[0] };
 }
+
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path : path.slice(0, end);
+}
+
+/** The view whose envelope and release answer for `path` when no route matched it. */
+export function ownerOf(table: RouteTable, path: string): ReleaseView | undefined {
+  return table.owners.get(firstSegment(path)) ?? table.fallback;
+}
+
+export type { Service };

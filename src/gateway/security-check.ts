@@ -10,5 +10,5 @@ export function checkApiKey(route: Route, headers: IncomingHttpHeaders, supplied
   if (security === 'NONE' || !header || supplied.has(header)) return;
   if (headers[header.toLowerCase()]) return;
   const release = route.view.release ? ` at ${route.view.release.id}` : '';
-  throw new GatewayError(401, 'unauthorized', `API-key required: ${route.endpoint.endpoint.key} is ${security}${release}; send it in the ${header} header.`);
+  throw new GatewayError('unauthorized', `API-key required: ${route.endpoint.endpoint.key} is ${security}${release}; send it in the ${header} header.`);
 }

@@ -31,5 +31,5 @@ export function checkBody(ajv: Ajv, route: Route, body: unknown): void {
   } else if (e.keyword === 'enum') {
     reason = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   }
-  throw new GatewayError(400, 'invalid', field ? `field '${field}' ${reason}` : `request body ${reason}`);
+  throw new GatewayError('invalid', field ? `field '${field}' ${reason}` : `request body ${reason}`);
 }

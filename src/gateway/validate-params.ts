@@ -89,23 +89,23 @@ export function checkParams(
     const lives = c.known.get(name);
     if (lives) {
       const nearest = lives.find((p) => !existsAt(p.span, t.view.at))!;
-      throw new GatewayError(400, 'notAllowed',
+      throw new GatewayError('notAllowed',
         `Parameter '${nearest.name}' is not part of ${t.label}${release}: ${lifecycleFacts(nearest, t.view.service.releases, t.view.at)}.`);
     }
     if (opts.strict) {
-      throw new GatewayError(400, 'notAllowed', `Parameter '${name}' is not part of ${t.label}${release} (unknown to the catalogue; strict mode).`);
+      throw new GatewayError('notAllowed', `Parameter '${name}' is not part of ${t.label}${release} (unknown to the catalogue; strict mode).`);
     }
   }
   for (const p of t.parameters) {
     const v = data[keyOf(p)];
     if (p.required && (v === undefined || v === '' || v === null) && !opts.supplied?.has(p.name)) {
-      throw new GatewayError(400, 'missing', `Mandatory parameter '${p.name}' was not sent, was empty/null, or malformed (${t.label}${release}).`);
+      throw new GatewayError('missing', `Mandatory parameter '${p.name}' was not sent, was empty/null, or malformed (${t.label}${release}).`);
     }
   }
   for (const k of t.constraints) {
     const sent = k.exclusive.filter((n) => data[n] !== undefined && data[n] !== '');
     if (sent.length > 1) {
-      throw new GatewayError(400, 'combination', `Parameters ${sent.map((n) => `'${n}'`).join(' and ')} cannot be combined in ${t.label}${release}${k.note ? ` (${k.note})` : ''}.`);
+      throw new GatewayError('combination', `Parameters ${sent.map((n) => `'${n}'`).join(' and ')} cannot be combined in ${t.label}${release}${k.note ? ` (${k.note})` : ''}.`);
     }
   }
   for (const name of c.lists) {
@@ -139,7 +139,7 @@ function invalid(t: ParamTarget, c: Compiled, e: ErrorObject | undefined, raw: R
     const facts = val ? `${p.enum} value ${val.value} was ${lifecycleFacts(val, t.view.service.releases, t.view.at)}` : `not a ${p.enum} value`;
     const valid = t.view.enumValues(p.enum).map((x) => x.value).join(', ');
     const itemNote = item === undefined ? '' : ` (item '${String(bad)}')`;
-    return new GatewayError(400, 'invalid', `Invalid value '${shown}'${itemNote} for parameter '${label}' of ${t.label}${release}: ${facts}. Valid values: ${valid}.`);
+    return new GatewayError('invalid', `Invalid value '${shown}'${itemNote} for parameter '${label}' of ${t.label}${release}: ${facts}. Valid values: ${valid}.`);
   }
-  return new GatewayError(400, 'invalid', `Invalid value '${shown}' for parameter '${label}' of ${t.label}${release}: ${e?.message ?? 'invalid'}.`);
+  return new GatewayError('invalid', `Invalid value '${shown}' for parameter '${label}' of ${t.label}${release}: ${e?.message ?? 'invalid'}.`);
 }

@@ -2,15 +2,10 @@
 // The path and query string go out exactly as received: clients sign the exact text.
 // Built on undici's dispatch() handler API rather than request(): no Readable stream and async
 // iterator per answer, which at this request size is a large share of the proxy's CPU.
+// Failures are this layer's own coded errors (as undici's are); the gateway maps them to answers.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Agent, errors, type Dispatcher } from 'undici';
-import { GatewayError } from '../gateway/errors.js';
-
-/** RFC 9110 §7.6.1 hop-by-hop headers, plus those the transport sets itself. */
-const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect',
-]);
+import { appendVary, dropHopByHop } from './headers.js';
 
 /** Upstream answers up to this size (with a known length) are buffered and written in one go. */
 const BUFFER_LIMIT = 256 * 1024;
@@ -23,17 +18,33 @@ export interface UpstreamRequest {
   body: Buffer | null;
   /** Extra request headers to drop (e.g. the gateway's own Authorization). */
   drop?: ReadonlySet<string>;
+  /** Headers to set after filtering (X-Forwarded-For, Forwarded). */
+  add?: Record<string, string>;
+}
+
+/**
+ * How the caller cancels a forward: set `gone` before dispatch and the request is never sent
+ * (undici may hold it in its queue while the pool is busy); after dispatch, `cancel` aborts it.
+ */
+export interface Cancellation {
+  gone: boolean;
+  reason?: unknown;
+  cancel?: (reason: unknown) => void;
 }
 
 export interface ProxyOptions {
-  /** Give up on an upstream answer after this long (headers, or a pause in the body). */
+  /** Backstop for a silent upstream; the gateway's own deadline is the precise one. */
   timeoutMs: number;
   connections?: number;
 }
 
-/** The client went away: nothing to answer any more. */
-class ClientGone extends Error {
-  override name = 'AbortError';
+export type UpstreamErrorCode = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_BAD_ANSWER';
+
+export class UpstreamError extends Error {
+  constructor(readonly code: UpstreamErrorCode, message: string) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
 }
 
 export class UpstreamProxy {
@@ -41,42 +52,44 @@ export class UpstreamProxy {
 
   constructor(opts: ProxyOptions) {
     this.agent = new Agent({
-      connections: opts.connections ?? 128,
+      connections: opts.connections ?? 256,
       keepAliveTimeout: 30_000,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headersTimeout: opts.timeoutMs + 1000,
+      bodyTimeout: opts.timeoutMs + 1000,
       connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
     });
   }
 
   /**
    * Send `req` to `base` and write the upstream's status, end-to-end headers (plus `own`) and body
-   * to `res`. Rejects with a GatewayError (502/504) when no answer could be started, so the caller
-   * can answer in the service's envelope; once the answer started, a failure just ends the socket.
+   * to `res`. Rejects with an UpstreamError when no answer could be started (the caller answers in
+   * the service's envelope), or with the cancellation's reason; once the answer started, a failure
+   * just ends the socket.
    */
-  forward(base: URL, req: UpstreamRequest, res: ServerResponse, own: Record<string, string>): Promise<void> {
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v !== undefined && !HOP_BY_HOP.has(k) && !req.drop?.has(k)) headers[k] = v;
-    }
+  forward(base: URL, req: UpstreamRequest, res: ServerResponse, own: Record<string, string>, cancellation: Cancellation): Promise<void> {
+    const headers = dropHopByHop(req.headers, req.drop);
+    if (req.add) Object.assign(headers, req.add);
     const prefix = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
     const head = req.method === 'HEAD';
     return new Promise<void>((resolve, reject) => {
-      let controller: Dispatcher.DispatchController | undefined;
       let status = 0;
       let out: Record<string, string | string[] | number> = {};
       let chunks: Buffer[] | null = null;
       let started = false;
-      const onClose = () => { if (!res.writableFinished) controller?.abort(new ClientGone()); };
-      res.once('close', onClose);
       const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) { controller = c; },
+        onRequestStart(c) {
+          // Still queued when the client left or the deadline passed: never send it.
+          if (cancellation.gone) return c.abort(cancellation.reason as Error);
+          cancellation.cancel = (reason) => c.abort(reason as Error);
+        },
         onResponseStart(c, statusCode, upstreamHeaders) {
-          if (statusCode < 200) return; // informational: the final answer follows
+          if (statusCode >= 100 && statusCode < 200) return; // informational: the final answer follows
+          if (statusCode > 599 || statusCode < 100) {
+            return c.abort(new UpstreamError('UPSTREAM_BAD_ANSWER', `upstream ${base.host} answered with invalid status ${statusCode}`));
+          }
           status = statusCode;
-          out = {};
-          for (const [k, v] of Object.entries(upstreamHeaders)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
-          Object.assign(out, own);
+          out = dropHopByHop(upstreamHeaders as IncomingHttpHeaders);
+          mergeOwn(out, own);
           const length = Number(upstreamHeaders['content-length'] ?? NaN);
           if (head) {
             if (length >= 0) out['content-length'] = length;
@@ -86,7 +99,6 @@ export class UpstreamProxy {
           } else if (length >= 0) out['content-length'] = length;
           res.writeHead(status, out); // large or unknown length: stream it through
           started = true;
-          void c;
         },
         onResponseData(c, chunk) {
           if (chunks) chunks.push(chunk);
@@ -96,7 +108,7 @@ export class UpstreamProxy {
           }
         },
         onResponseEnd() {
-          res.off('close', onClose);
+          cancellation.cancel = undefined;
           if (chunks) {
             const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
             res.writeHead(status, { ...out, 'content-length': body.length });
@@ -105,8 +117,8 @@ export class UpstreamProxy {
           resolve();
         },
         onResponseError(_c, err) {
-          res.off('close', onClose);
-          if (err instanceof ClientGone) return reject(err);
+          cancellation.cancel = undefined;
+          if (cancellation.gone) return reject(cancellation.reason ?? err);
           if (started) {
             res.destroy(); // the answer had begun: cut it rather than send a wrong one
             return resolve();
@@ -129,15 +141,23 @@ export class UpstreamProxy {
   }
 }
 
-/** Map transport failures to gateway answers; never echo the request (its query may carry a signature). */
+/** The gateway's own headers win, except Vary, which lists what both vary on (appended, never replaced). */
+function mergeOwn(out: Record<string, string | string[] | number>, own: Record<string, string>): void {
+  for (const k in own) {
+    out[k] = k === 'vary' && out.vary !== undefined ? appendVary(String(out.vary), own.vary) : own[k];
+  }
+}
+
+/** Map transport failures to coded errors; never echo the request (its query may carry a signature). */
 export function upstreamError(e: unknown, base: URL): unknown {
-  if (e instanceof errors.RequestAbortedError || (e as Error)?.name === 'AbortError') return e;
+  if (e instanceof UpstreamError) return e;
   if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) {
-    return new GatewayError(504, 'timeout', `upstream ${base.host} did not answer in time`);
+    return new UpstreamError('UPSTREAM_TIMEOUT', `upstream ${base.host} did not answer in time`);
   }
   if (e instanceof errors.ConnectTimeoutError) {
-    return new GatewayError(504, 'timeout', `upstream ${base.host} did not accept the connection in time`);
+    return new UpstreamError('UPSTREAM_TIMEOUT', `upstream ${base.host} did not accept the connection in time`);
   }
+  if (e instanceof errors.RequestAbortedError || (e as Error)?.name === 'AbortError') return e;
   const code = (e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code;
-  return new GatewayError(502, 'upstream', `upstream ${base.host} unreachable${code ? ` (${code})` : ''}`);
+  return new UpstreamError('UPSTREAM_UNREACHABLE', `upstream ${base.host} unreachable${code ? ` (${code})` : ''}`);
 }

@@ -100,7 +100,7 @@ test('upstream slower than the timeout → 504 in the envelope', async () => {
   assert.is(res.status, 504);
   const body = await res.json() as { code: number; msg: string };
   assert.is(body.code, -1007);
-  assert.match(body.msg, /did not answer in time/);
+  assert.match(body.msg, /no answer within the gateway's deadline of 400 ms/);
 });
 
 test('upstream unreachable → 502 in the envelope, and the gateway keeps serving', async () => {

@@ -14,7 +14,7 @@ import { buildRouteTable, type Route } from '../../src/gateway/route-table.js';
 import { loadSigner } from '../../src/upstream/signing/keys.js';
 import { Secret } from '../../src/upstream/signing/secret.js';
 import { readSigningSettings } from '../../src/upstream/signing/settings.js';
-import { isLoopback } from '../../src/upstream/signing/setup.js';
+import { isLoopback } from '../../src/gateway/signing/setup.js';
 import { dir, ED, HMAC_SECRET, PASSPHRASE, RSA, RSA_ENC, tokensFile, TOKENS } from './support.js';
 
 const test = suite('signing configuration');

@@ -3,7 +3,7 @@
 // before validation, so a refused request never reaches the upstream. The Authorization header
 // is never forwarded.
 import { timingSafeEqual } from 'node:crypto';
-import type { ProxyHook } from '../app.js';
+import type { Hook as ProxyHook } from '../pipeline.js';
 import { GatewayError } from '../errors.js';
 import type { Route } from '../route-table.js';
 import { sha256, type TokenEntry } from './tokens.js';
@@ -36,19 +36,19 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
       state.drop.add('authorization');
       const auth = state.headers.authorization;
       if (typeof auth !== 'string' || !auth) {
-        throw new GatewayError(401, 'unauthorized', 'Client token required: send Authorization: Bearer <token>.', CHALLENGE);
+        throw new GatewayError('unauthorized', 'Client token required: send Authorization: Bearer <token>.', CHALLENGE);
       }
       const m = BEARER.exec(auth);
-      if (!m) throw new GatewayError(401, 'unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
+      if (!m) throw new GatewayError('unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
       const entry = find(m[1]);
       if (!entry) {
-        throw new GatewayError(401, 'unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
+        throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }
       const cache = decided.get(entry)!;
       let ok = cache.get(state.route);
       if (ok === undefined) cache.set(state.route, (ok = allows(entry, state.route)));
       if (!ok) {
-        throw new GatewayError(403, 'forbidden', `Client token "${entry.name}" is not allowed to call ${state.route.endpoint.endpoint.key}.`);
+        throw new GatewayError('forbidden', `Client token "${entry.name}" is not allowed to call ${state.route.endpoint.endpoint.key}.`);
       }
     },
   };

@@ -78,15 +78,15 @@ export class WsApiChecker {
    */
   check(data: Buffer, served?: (facts: ApiRequestFacts) => void): Verdict {
     const req = parseObject(data);
-    if (!req) return this.answer(null, new GatewayError(400, 'missing', 'Malformed request: expected a JSON object {"id", "method", "params"}.'));
+    if (!req) return this.answer(null, new GatewayError('missing', 'Malformed request: expected a JSON object {"id", "method", "params"}.'));
     const id = idOf(req.id);
     if (typeof req.method !== 'string' || req.method === '') {
-      return this.answer(id, new GatewayError(400, 'missing', "Mandatory parameter 'method' was not sent, was empty/null, or malformed."));
+      return this.answer(id, new GatewayError('missing', "Mandatory parameter 'method' was not sent, was empty/null, or malformed."));
     }
     const method = this.byName.get(req.method);
     if (!method) return this.answer(id, this.notServed(req.method));
     if (req.params !== undefined && (req.params === null || typeof req.params !== 'object' || Array.isArray(req.params))) {
-      return this.answer(id, new GatewayError(400, 'missing', `Malformed 'params' of ${method.name}: expected a JSON object.`));
+      return this.answer(id, new GatewayError('missing', `Malformed 'params' of ${method.name}: expected a JSON object.`));
     }
     try {
       checkParams(this.ajv, this.target(method), (req.params ?? {}) as Record<string, unknown>, {}, { strict: this.strict });
@@ -105,11 +105,11 @@ export class WsApiChecker {
 
   private notServed(name: string): GatewayError {
     const lives = this.view.service.wsMethods.filter((m) => m.name === name);
-    if (!lives.length) return new GatewayError(400, 'notFound', `Unknown websocket API method '${name}': not in the catalogue.`);
+    if (!lives.length) return new GatewayError('notFound', `Unknown websocket API method '${name}': not in the catalogue.`);
     // Of several lives of one method, name the one nearest the pin: the last removed, else the next added.
     const removed = lives.filter((m) => this.view.status(m) === 'removed').at(-1);
     const m = removed ?? lives[0];
-    return new GatewayError(400, 'notFound', `Websocket API method '${name}' was ${lifecycleFacts(m, this.view.service.releases, this.view.at)}.`);
+    return new GatewayError('notFound', `Websocket API method '${name}' was ${lifecycleFacts(m, this.view.service.releases, this.view.at)}.`);
   }
 
   private target(method: WsMethod): ParamTarget {
@@ -126,6 +126,7 @@ export class WsApiChecker {
   }
 
   private answer(id: Id, e: GatewayError): string {
-    return JSON.stringify({ id, status: e.status, error: envelope(this.view.service, e.reason, e.message) });
+    // The websocket API answers every refused request with status 400, whatever the reason.
+    return JSON.stringify({ id, status: e.status < 500 ? 400 : e.status, error: envelope(this.view.service, e.reason, e.message) });
   }
 }

@@ -116,11 +116,11 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   function admit(route: WsRoute): { svc: ServiceWs; base: string; inspect: Inspect } {
     if (route.kind === 'streams') {
       const svc = streamsService;
-      if (!svc?.streams) throw new GatewayError(404, 'notFound', `No websocket streams${svc ? ' upstream' : ''} in this gateway's catalogue.`);
+      if (!svc?.streams) throw new GatewayError('notFound', `No websocket streams${svc ? ' upstream' : ''} in this gateway's catalogue.`);
       const { matcher } = svc.streams;
       for (const name of route.names) {
         const c = matcher.check(name);
-        if (!c.ok) throw new GatewayError(400, 'invalid', c.reason);
+        if (!c.ok) throw new GatewayError('invalid', c.reason);
         if (svc.view.status(c.stream) === 'deprecated') {
           logger.info(`ws stream ${c.stream.name}${svc.release ? ` at ${svc.release}` : ''}: ${lifecycleFacts(c.stream, svc.view.service.releases, svc.view.at)} (served)`);
         }
@@ -128,11 +128,11 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       return { svc, base: svc.streams.base, inspect: (data) => checkStreamFrame(matcher, data) };
     }
     const svc = wsApiService;
-    if (!svc?.wsApi) throw new GatewayError(404, 'notFound', 'No websocket API upstream in this gateway\'s catalogue.');
+    if (!svc?.wsApi) throw new GatewayError('notFound', 'No websocket API upstream in this gateway\'s catalogue.');
     const { view } = svc;
     if (!view.wsMethods.length) {
       const first = [...view.service.wsMethods].sort((a, b) => a.span.added - b.span.added)[0];
-      throw new GatewayError(404, 'notFound', `The websocket API ${route.path} was ${lifecycleFacts(first, view.service.releases, view.at)}.`);
+      throw new GatewayError('notFound', `The websocket API ${route.path} was ${lifecycleFacts(first, view.service.releases, view.at)}.`);
     }
     const { checker } = svc.wsApi;
     const warned = new Set<string>();
@@ -158,7 +158,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       const where = route ? describe(route) : (req.url ?? '').split('?')[0].replace(/^\/ws\/.*/, '/ws/…');
       if (!(e instanceof GatewayError)) {
         logger.error(`ws upgrade ${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
-        return refuseError(socket, new GatewayError(500, 'unknown', 'internal gateway error'), svc);
+        return refuseError(socket, new GatewayError('unknown', 'internal gateway error'), svc);
       }
       logger.debug(`ws upgrade ${where} refused: ${e.status}`);
       return refuseError(socket, e, svc);
@@ -212,7 +212,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         socket.off('close', onGone);
         const status = e.status !== undefined && e.status >= 400 && e.status < 500 ? e.status : 502;
         logger.warn(`ws ${label} → ${status}: ${e.message}`);
-        refuseError(socket, new GatewayError(status, 'upstream', `Upstream websocket refused or unreachable: ${e.message}.`), svc);
+        refuseError(socket, new GatewayError('upstream', `Upstream websocket refused or unreachable: ${e.message}.`, {}, status), svc);
       },
     );
   }
@@ -254,10 +254,10 @@ function checkHandshake(req: IncomingMessage): void {
   const key = req.headers['sec-websocket-key'];
   if (req.method !== 'GET' || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket'
     || typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) {
-    throw new GatewayError(400, 'invalid', 'Invalid websocket handshake (expected GET with Upgrade: websocket and a Sec-WebSocket-Key).');
+    throw new GatewayError('invalid', 'Invalid websocket handshake (expected GET with Upgrade: websocket and a Sec-WebSocket-Key).');
   }
   const version = req.headers['sec-websocket-version'];
   if (version !== '13' && version !== '8') {
-    throw new GatewayError(400, 'invalid', `Unsupported Sec-WebSocket-Version '${version ?? ''}'; expected 13.`);
+    throw new GatewayError('invalid', `Unsupported Sec-WebSocket-Version '${version ?? ''}'; expected 13.`);
   }
 }

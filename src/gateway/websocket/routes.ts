@@ -14,7 +14,7 @@ function decode(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new GatewayError(400, 'invalid', `Invalid stream name '${part}': malformed percent-encoding.`);
+    throw new GatewayError('invalid', `Invalid stream name '${part}': malformed percent-encoding.`);
   }
 }
 
@@ -37,7 +37,7 @@ export function routeOf(url: string): WsRoute {
     }
     return { kind: 'streams', combined: true, names, path, query };
   }
-  throw new GatewayError(404, 'notFound', `No websocket route ${path}; routes: ${ROUTE_LIST}.`);
+  throw new GatewayError('notFound', `No websocket route ${path}; routes: ${ROUTE_LIST}.`);
 }
 
 /** Upstream URL for a route: streams base + the client's path and query; the websocket-API URL + the client's query. */

@@ -3,7 +3,7 @@
 // its value, and never quote the file.
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../../cli/args.js';
+import { UsageError } from '../../usage-error.js';
 import type { SigningSettings } from './settings.js';
 import { hmacSigner, keySigner, type Signer } from './signers.js';
 

@@ -1,7 +1,7 @@
 // Signing settings of the exchange service, read from the environment (EXCHANGE_*) over the
 // config file's `signing:` section. Nothing is read from disk here (the key file is loaded at
 // start-up by keys.ts). Every problem is a UsageError naming the variable, never its value.
-import { UsageError } from '../../cli/args.js';
+import { UsageError } from '../../usage-error.js';
 import { Secret } from './secret.js';
 
 export interface SigningSettings {

@@ -2,10 +2,10 @@
 // gets timestamp (+ recvWindow) and signature appended and the API-key header set; an API_KEY
 // endpoint gets the API-key header. A request the client signed itself passes unchanged, and so
 // does an API_KEY request that brings its own key header.
-import type { ProxyHook, ProxyRequestState } from '../../gateway/app.js';
-import type { Secret } from './secret.js';
-import { carriesSignature, queryOf, signUrl } from './sign-request.js';
-import type { Signer } from './signers.js';
+import type { Secret } from '../../upstream/signing/secret.js';
+import { carriesSignature, queryOf, signUrl } from '../../upstream/signing/sign-request.js';
+import type { Signer } from '../../upstream/signing/signers.js';
+import type { Hook as ProxyHook, RequestState as ProxyRequestState } from '../pipeline.js';
 
 export interface SigningHookOptions {
   service: string;

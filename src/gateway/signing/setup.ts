@@ -1,15 +1,15 @@
 // Wire signing mode and client authentication from the configuration into proxy hooks.
 // Called once at start-up; refuses to serve signed requests to the network without tokens.
 import { isIP } from 'node:net';
-import { UsageError } from '../../cli/args.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
-import type { ProxyHook } from '../../gateway/app.js';
-import { clientAuthHook, unknownModules } from '../../gateway/client-auth/hook.js';
-import { readTokensFile } from '../../gateway/client-auth/tokens.js';
 import type { Logger } from '../../log.js';
+import { loadSigner } from '../../upstream/signing/keys.js';
+import type { SigningSettings } from '../../upstream/signing/settings.js';
+import { UsageError } from '../../usage-error.js';
+import { clientAuthHook, unknownModules } from '../client-auth/hook.js';
+import { readTokensFile } from '../client-auth/tokens.js';
+import type { Hook as ProxyHook } from '../pipeline.js';
 import { signingHook } from './hook.js';
-import { loadSigner } from './keys.js';
-import type { SigningSettings } from './settings.js';
 
 export interface SecurityConfig {
   host: string;
@@ -22,10 +22,12 @@ export interface SecurityHooks {
   authenticate: ProxyHook[];
   /** Run last: signing (nothing may change the URL after it). */
   sign: ProxyHook[];
+  /** Services the gateway acts for with its own credentials (signing mode): guarded against browsers. */
+  credentialed: Set<string>;
 }
 
 export function securityHooks(config: SecurityConfig, views: ReleaseView[], logger: Logger): SecurityHooks {
-  const out: SecurityHooks = { authenticate: [], sign: [] };
+  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set() };
   const notes: (() => void)[] = [];
   const { signing, tokensFile } = config;
   if (signing && !tokensFile && !isLoopback(config.host)) {
@@ -38,6 +40,7 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     const header = view.service.apiKeyHeader;
     if (!header) throw new UsageError(`signing: service "${signing.service}" declares no security.apiKeyHeader in service.yaml`);
     const signer = loadSigner(signing);
+    out.credentialed.add(signing.service);
     out.sign.push(signingHook({ service: signing.service, header, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow }));
     notes.push(() => logger.info(`service ${signing.service}: signing mode, ${signer.algorithm} signatures${signing.recvWindow ? `, recvWindow ${signing.recvWindow} ms` : ''}`));
   }

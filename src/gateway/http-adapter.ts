@@ -1,0 +1,145 @@
+// The node:http adapter: turns each request into an Exchange, runs it through the pipeline (or the
+// Koa admin app for /_gateway/*), and renders whatever the pipeline throws. It also holds the
+// per-request and per-connection bounds, because only here are request and socket both in view:
+//   - a total deadline from arrival (waiting behind pipelined requests, reading the body, the
+//     upstream or the builder): 408 before the body is in, 504 after, the socket cut if the answer
+//     had already begun;
+//   - at most `maxPipelined` requests of one connection in progress; further pipelined requests
+//     wait in the socket (reading pauses), so a client that floods without reading cannot make
+//     the gateway send the upstream more than it reads;
+//   - a request whose client has gone before it is dispatched is never dispatched.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from '../log.js';
+import { ClientGone, GatewayError, render } from './errors.js';
+import type { Metrics } from './metrics.js';
+import { runPipeline, type Exchange, type Program } from './pipeline.js';
+
+export interface HttpAdapterOptions {
+  /** The program serving now; read once per request (a reload swaps it; in-flight work keeps its own). */
+  program: () => Program;
+  /** Admin routes (/_gateway/…). */
+  admin: (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void;
+  /** Own headers of admin answers (release of the default service, CORS). */
+  adminHeaders: (req: IncomingMessage) => Record<string, string>;
+  timeoutMs: number;
+  maxPipelined: number;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+export interface HttpAdapter {
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Requests in progress (for draining). */
+  inFlight(): number;
+}
+
+/** Per-connection state, kept on the socket. */
+interface Conn {
+  active: number;
+  queue: [IncomingMessage, ServerResponse, number][];
+  paused: boolean;
+}
+
+const CONN = Symbol('gateway.conn');
+type TrackedSocket = Socket & { [CONN]?: Conn; _paused?: boolean; parser?: { pause(): void; resume(): void } | null };
+/** A flood beyond this many parsed-but-waiting requests on one connection is abuse: the connection is cut. */
+const QUEUE_HARD_LIMIT = 1024;
+
+export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
+  let inFlight = 0;
+
+  function handler(req: IncomingMessage, res: ServerResponse): void {
+    const arrived = performance.now();
+    const socket = req.socket as TrackedSocket;
+    let conn = socket[CONN];
+    if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
+    if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);
+    conn.queue.push([req, res, arrived]);
+    if (conn.queue.length > QUEUE_HARD_LIMIT) return void socket.destroy();
+    pause(conn, socket);
+  }
+
+  function start(conn: Conn, socket: TrackedSocket, req: IncomingMessage, res: ServerResponse, arrived: number): void {
+    conn.active++;
+    inFlight++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      conn.active--;
+      inFlight--;
+      next(conn, socket);
+    };
+    if ((req.url ?? '').startsWith('/_gateway/')) {
+      res.once('close', finish);
+      return o.admin(req, res, o.adminHeaders(req));
+    }
+    const ex: Exchange = { req, res, own: {}, cancellation: { gone: false }, bodyRead: false };
+    const remaining = Math.max(0, o.timeoutMs - (performance.now() - arrived));
+    const timer = setTimeout(() => expire(ex), remaining);
+    res.once('close', () => {
+      clearTimeout(timer);
+      if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
+      finish();
+    });
+    runPipeline(o.program(), ex).catch((e) => fail(ex, e)).finally(() => {
+      o.metrics.observe(ex.route?.endpoint.endpoint.key ?? 'unmatched', res.statusCode, arrived);
+    });
+  }
+
+  /** The deadline passed: answer 408/504 if nothing was sent yet, else cut the answer. */
+  function expire(ex: Exchange): void {
+    const reason = ex.bodyRead
+      ? new GatewayError('timeout', `no answer within the gateway's deadline of ${o.timeoutMs} ms`)
+      : new GatewayError('requestTimeout', `request not received within the gateway's deadline of ${o.timeoutMs} ms`, { connection: 'close' });
+    cancel(ex, reason);
+    if (ex.res.headersSent) ex.res.destroy();
+    else fail(ex, reason);
+  }
+
+  function cancel(ex: Exchange, reason: unknown): void {
+    if (ex.cancellation.gone) return;
+    ex.cancellation.gone = true;
+    ex.cancellation.reason = reason;
+    ex.cancellation.cancel?.(reason);
+  }
+
+  /** Render an error in the owning service's envelope, once; a second failure of the same request is dropped. */
+  function fail(ex: Exchange, e: unknown): void {
+    const { req, res } = ex;
+    if (res.headersSent || res.destroyed) return;
+    const a = render(e, ex.view?.service, `${req.method} ${(req.url ?? '').split('?')[0]}`, o.logger);
+    if (a.body === undefined) return void res.destroy();
+    const headers: Record<string, string | number> = { ...ex.own, ...a.headers, 'content-length': Buffer.byteLength(a.body) };
+    res.writeHead(a.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : a.body);
+    // A body still arriving (a 413, a 408) is not worth reading: close once the answer is out.
+    if (!ex.bodyRead && !req.complete) res.once('finish', () => req.socket.destroySoon());
+  }
+
+  function pause(conn: Conn, socket: TrackedSocket): void {
+    if (conn.paused && socket._paused) return; // (node may have resumed it on its own 'drain')
+    conn.paused = true;
+    // node:http's own back-pressure flag: with it set, the server also pauses its parser and does
+    // not resume the socket behind our back (it does the same when a client stops reading answers).
+    socket._paused = true;
+    socket.pause();
+  }
+
+  function next(conn: Conn, socket: TrackedSocket): void {
+    while (conn.queue.length && conn.active < o.maxPipelined) {
+      const [req, res, arrived] = conn.queue.shift()!;
+      if (socket.destroyed || res.destroyed) continue; // the client left while this request waited: never dispatch it
+      start(conn, socket, req, res, arrived);
+    }
+    if (conn.paused && conn.queue.length === 0 && !socket.destroyed) {
+      conn.paused = false;
+      socket._paused = false;
+      socket.parser?.resume();
+      socket.resume();
+    }
+  }
+
+  return { handler, inFlight: () => inFlight };
+}

@@ -1,0 +1,240 @@
+// The one request pipeline. Every catalogue route — proxied or built locally — runs the same
+// stages, in this order, whatever adapter received it:
+//
+//   route → own headers → admit (hooks, cross-site guard) → security at the pin → read body
+//         → parameters → body schema → prepare (hooks) → handler (upstream proxy | builder)
+//
+// Stages are plain functions over one Exchange; an adapter (the node:http listener, the websocket
+// frame checker) calls them and renders whatever they throw with the one renderer in errors.ts.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Ajv } from 'ajv';
+import type { ReleaseView } from '../catalogue/resolve.js';
+import { BuilderInputError, type PluginRegistry } from '../builders/plugin.js';
+import type { Cancellation, UpstreamProxy } from '../upstream/proxy.js';
+import { UpstreamError } from '../upstream/proxy.js';
+import type { Logger } from '../log.js';
+import { checkCrossSite, type CrossSiteGuard } from './cross-site.js';
+import { ClientGone, GatewayError } from './errors.js';
+import { notServed } from './lifecycle-answers.js';
+import { ownHeaders, preflightHeaders, credentialed, type CorsPolicy } from './own-headers.js';
+import { readBody } from './read-body.js';
+import { ownerOf, type Route, type RouteTable } from './route-table.js';
+import { checkApiKey } from './security-check.js';
+import { checkBody } from './validate-body.js';
+import { checkParams } from './validate-params.js';
+
+/** What hooks see and may change: the request as it will be forwarded. */
+export interface RequestState {
+  route: Route;
+  /** Raw path + query to forward; a prepare hook may replace it (e.g. to append a signature). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Parameters the hooks will supply, so validation does not ask the client for them. */
+  supplied: Set<string>;
+  /** Request headers never to forward. */
+  drop: Set<string>;
+}
+
+export interface Hook {
+  /** Runs before validation: authenticate, declare supplied parameters. */
+  admit?(state: RequestState): void;
+  /** Runs after validation, just before the handler. */
+  prepare?(state: RequestState): void;
+}
+
+/** Everything the stages need, compiled once from the catalogue and the configuration. */
+export interface Program {
+  table: RouteTable;
+  hooks: Hook[];
+  cors: CorsPolicy;
+  crossSite: CrossSiteGuard;
+  strict: boolean;
+  bodyLimit: number;
+  paramAjv: Ajv;
+  bodyAjv: Ajv;
+  /** Upstream REST base per service id. */
+  upstreams: Map<string, URL>;
+  plugins: PluginRegistry;
+  proxy: UpstreamProxy;
+  /** Requests one route may have at the upstream at once; beyond it 503 (a hung endpoint cannot take the pool). */
+  maxInflightPerRoute: number;
+  logger: Logger;
+}
+
+/** One request on its way through the pipeline; the adapter renders errors from what it holds. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The service answering (owner of the path when no route matched). */
+  view?: ReleaseView;
+  route?: Route;
+  own: Record<string, string>;
+  cancellation: Cancellation;
+  /** The request body has been read whole (a deadline before that is the client's fault: 408). */
+  bodyRead: boolean;
+}
+
+const EMPTY = Buffer.alloc(0);
+const JSON_TYPE = /^application\/(.+\+)?json\b/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
+
+/** Split a request target into path and raw query; absolute-form is accepted, a fragment is not. */
+export function parseTarget(raw: string): { path: string; query: string } {
+  let target = raw;
+  if (target.charCodeAt(0) !== 47 /* / */) {
+    const abs = /^https?:\/\/[^/?#]*/i.exec(target); // absolute-form (RFC 9112 §3.2.2)
+    if (!abs) throw new GatewayError('malformed', `Malformed request target '${clip(raw)}': expected a path starting with '/'.`);
+    target = target.slice(abs[0].length) || '/';
+    if (target[0] === '?') target = `/${target}`;
+  }
+  if (target.includes('#')) throw new GatewayError('malformed', `Malformed request target: a fragment ('#…') is never part of an HTTP request.`);
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
+}
+
+const clip = (s: string) => (s.length > 64 ? `${s.slice(0, 64)}…` : s);
+
+/**
+ * Route stage: the served route for the request, its own headers, or the refusal. Returns false
+ * when the request was a CORS preflight and has been answered.
+ */
+export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
+  const { req } = ex;
+  const method = req.method === 'HEAD' ? 'GET' : req.method!; // HEAD answers every GET route (RFC 9110 §9.3.2)
+  const route = p.table.served.get(`${method} ${path}`);
+  const origin = req.headers.origin;
+  if (route) {
+    ex.route = route;
+    ex.view = route.view;
+    ex.own = ownHeaders(p.cors, origin, route.view, route);
+    return true;
+  }
+  if (req.method === 'OPTIONS' && origin && req.headers['access-control-request-method']) return preflight(p, ex, path, origin);
+  const refused = notServed(p.table, method, path);
+  ex.view = refused.route?.view ?? ownerOf(p.table, path);
+  ex.own = ownHeaders(p.cors, origin, ex.view, refused.route);
+  throw refused.error;
+}
+
+function preflight(p: Program, ex: Exchange, path: string, origin: string): false {
+  const known = (p.table.known.get(path) ?? []).filter((r) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated');
+  const view = known[0]?.view ?? ownerOf(p.table, path);
+  const methods = known.map((r) => r.endpoint.endpoint.method);
+  if (methods.includes('GET')) methods.push('HEAD');
+  const isCredentialed = known.some((r) => credentialed(p.cors, view, r)) || credentialed(p.cors, view, undefined);
+  const h = { ...ownHeaders(p.cors, undefined, view, undefined), ...preflightHeaders(p.cors, origin, ex.req.headers['access-control-request-headers'], methods, isCredentialed) };
+  ex.res.writeHead(204, h);
+  ex.res.end();
+  return false;
+}
+
+/** Admission: hooks (authentication), the cross-site guard, the security requirement at the pin. */
+export function admit(p: Program, state: RequestState): void {
+  checkCrossSite(p.crossSite, state.route.view.service.id, state.headers);
+  for (const h of p.hooks) h.admit?.(state);
+  checkApiKey(state.route, state.headers, state.supplied);
+}
+
+/** Parameters of the query string (and of a form body), checked at the pin. */
+export function checkParameters(p: Program, state: RequestState, query: string): void {
+  const values: Record<string, string> = Object.create(null); // query keys such as __proto__ are ordinary names
+  collect(values, query, state.route);
+  if (state.body.length && FORM_TYPE.test(state.headers['content-type'] ?? '')) {
+    collect(values, state.body.toString('utf8'), state.route); // the exchange signs and reads query + body as one set
+  }
+  checkParams(p.paramAjv, state.route.params, values, state.headers, { strict: p.strict, supplied: state.supplied });
+}
+
+/** The JSON body of an endpoint that declares a body schema, parsed and checked. */
+export function checkJsonBody(p: Program, state: RequestState): unknown {
+  const type = state.headers['content-type'];
+  if (!state.body.length) throw new GatewayError('invalid', 'request body is empty; expected a JSON object');
+  if (type && !JSON_TYPE.test(type)) throw new GatewayError('unsupportedMedia', `expected Content-Type: application/json, got ${clip(type)}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(state.body.toString('utf8'));
+  } catch (e) {
+    throw new GatewayError('invalid', `invalid JSON body: ${(e as Error).message}`);
+  }
+  checkBody(p.bodyAjv, state.route, body);
+  return body;
+}
+
+/** Run a request through every stage and its handler. Throws what the adapter renders. */
+export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
+  const { req, res } = ex;
+  const { path, query } = parseTarget(req.url ?? '/');
+  if (!routeRequest(p, ex, path)) return;
+  const route = ex.route!;
+  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization']) };
+  if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form
+  admit(p, state);
+  state.body = await readBody(req, p.bodyLimit);
+  ex.bodyRead = true;
+  checkParameters(p, state, query);
+  const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
+  for (const h of p.hooks) h.prepare?.(state);
+  if (ex.cancellation.gone) throw ex.cancellation.reason ?? new ClientGone(); // never act for a client that left
+  const builder = route.endpoint.endpoint.builder;
+  if (builder) return build(p, ex, builder, json);
+  return forward(p, ex, state);
+}
+
+async function build(p: Program, ex: Exchange, name: string, body: unknown): Promise<void> {
+  const plugin = p.plugins.get(name)!; // the program checked every builder exists
+  let result: unknown;
+  try {
+    result = await plugin(body);
+  } catch (e) {
+    if (e instanceof BuilderInputError) throw new GatewayError('builder', e.message);
+    throw e;
+  }
+  if (ex.cancellation.gone || ex.res.headersSent) return;
+  const text = JSON.stringify(result);
+  ex.res.writeHead(200, { ...ex.own, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  ex.res.end(text);
+}
+
+async function forward(p: Program, ex: Exchange, state: RequestState): Promise<void> {
+  const { route } = state;
+  const base = p.upstreams.get(route.view.service.id);
+  if (!base) throw new GatewayError('upstream', `no upstream configured for service ${route.view.service.id}`);
+  if (route.inflight >= p.maxInflightPerRoute) {
+    throw new GatewayError('overloaded', `${route.endpoint.endpoint.key}: ${route.inflight} requests already waiting for the upstream; retry later`, { 'retry-after': '1' });
+  }
+  route.inflight++;
+  try {
+    await p.proxy.forward(base, {
+      method: ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
+    }, ex.res, ex.own, ex.cancellation);
+  } catch (e) {
+    throw e instanceof UpstreamError ? new GatewayError(e.code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'upstream', e.message) : e;
+  } finally {
+    route.inflight--;
+  }
+}
+
+/** X-Forwarded-For (appended) and Forwarded (RFC 7239, appended): who asked, for the upstream's logs and limits. */
+function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+  const ip = req.socket.remoteAddress ?? 'unknown';
+  const xff = req.headers['x-forwarded-for'];
+  const fwd = req.headers.forwarded;
+  const node = ip.includes(':') ? `"[${ip}]"` : ip;
+  return {
+    'x-forwarded-for': xff ? `${xff}, ${ip}` : ip,
+    forwarded: `${fwd ? `${fwd}, ` : ''}for=${node};proto=http`,
+  };
+}
+
+/** Add the parameters of a query or form text; one sent twice is refused (the exchange does too). */
+function collect(into: Record<string, string>, text: string, route: Route): void {
+  if (!text) return;
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (k in into) {
+      const release = route.view.release ? ` at ${route.view.release.id}` : '';
+      throw new GatewayError('duplicate', `Parameter '${k}' was sent more than once (${route.endpoint.endpoint.key}${release}).`);
+    }
+    into[k] = v;
+  }
+}

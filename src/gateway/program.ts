@@ -1,0 +1,64 @@
+// Compile the program a gateway serves: the route table of the pinned views, the validators'
+// ajv instances, the upstream of every service, the hooks, the CORS and cross-site policies.
+// Everything that could fail at request time because of the catalogue or the configuration fails
+// here, at start-up, instead (a builder the catalogue names but the gateway lacks, a proxied
+// service with no upstream is still allowed: it answers 502 naming the missing upstream).
+import { Ajv } from 'ajv';
+import type { ReleaseView } from '../catalogue/resolve.js';
+import type { PluginRegistry } from '../builders/plugin.js';
+import type { UpstreamProxy } from '../upstream/proxy.js';
+import type { Logger } from '../log.js';
+import type { Hook, Program } from './pipeline.js';
+import { buildRouteTable, type RouteTable } from './route-table.js';
+
+export interface ProgramOptions {
+  views: ReleaseView[];
+  plugins: PluginRegistry;
+  /** Upstream REST base URL per service id. */
+  upstreams: Record<string, string>;
+  hooks: Hook[];
+  strict: boolean;
+  bodyLimit: number;
+  /** Origins allowed to read answers ('*' = any, for public answers only). */
+  corsOrigins: string[];
+  /** Services the gateway signs for (refused to browsers unless their origin is listed). */
+  credentialed: Set<string>;
+  /** Host names a credentialed request may be addressed to. */
+  allowedHosts: string[];
+  maxInflightPerRoute: number;
+  proxy: UpstreamProxy;
+  logger: Logger;
+}
+
+export function compileProgram(o: ProgramOptions): Program {
+  const table = buildRouteTable(o.views);
+  checkPlugins(table, o.plugins);
+  const origins = new Set(o.corsOrigins);
+  return {
+    table,
+    hooks: o.hooks,
+    cors: { origins, credentialedServices: o.credentialed },
+    crossSite: { services: o.credentialed, origins: new Set([...origins].filter((x) => x !== '*')), hosts: new Set(o.allowedHosts.map((h) => h.toLowerCase())) },
+    strict: o.strict,
+    bodyLimit: o.bodyLimit,
+    // Query and form values arrive as text and are coerced to the schema's types; JSON bodies
+    // already carry types, so a number where a string is expected is an error, not a conversion.
+    paramAjv: new Ajv({ coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true }),
+    bodyAjv: new Ajv({ allErrors: false, strict: false, allowUnionTypes: true }),
+    upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, new URL(v)])),
+    plugins: o.plugins,
+    proxy: o.proxy,
+    maxInflightPerRoute: o.maxInflightPerRoute,
+    logger: o.logger,
+  };
+}
+
+/** Builders named by the catalogue must exist: a missing one is a start-up error, not a 500 later. */
+function checkPlugins(table: RouteTable, plugins: PluginRegistry): void {
+  const missing = new Set<string>();
+  for (const v of table.views) {
+    for (const b of v.service.builders) if (!plugins.has(b.name)) missing.add(`${v.service.id}: builder "${b.name}" (declared in service.yaml)`);
+    for (const e of v.served) if (e.endpoint.builder && !plugins.has(e.endpoint.builder)) missing.add(`${e.endpoint.key}: builder "${e.endpoint.builder}"`);
+  }
+  if (missing.size) throw new Error(`catalogue names builder plugins this gateway does not have: ${[...missing].join('; ')} (available: ${[...plugins.keys()].join(', ')})`);
+}
