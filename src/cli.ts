@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { UsageError } from './cli/args.js';
 import { CatalogueError } from './catalogue/problems.js';
 import { readConfig, USAGE } from './config.js';
-import { runPrimary, type WorkerReady } from './cluster.js';
+import { runPrimary, startHeartbeat, type WorkerReady } from './cluster.js';
 import { startGateway } from './server.js';
 
 async function main(): Promise<void> {
@@ -21,11 +21,17 @@ async function main(): Promise<void> {
   try {
     if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
     const running = await startGateway(config);
-    if (cluster.isWorker) process.send!({ ready: running.url } satisfies WorkerReady);
-    else console.log(`listening on ${running.url}`);
+    if (cluster.isWorker) {
+      process.send!({ ready: running.url } satisfies WorkerReady);
+      startHeartbeat();
+    } else console.log(`listening on ${running.url}`);
+    // Drain: stop accepting, finish in-flight requests (at most the grace), then exit. A second
+    // signal exits at once.
     const stop = () => {
+      process.once('SIGINT', () => process.exit(1));
+      process.once('SIGTERM', () => process.exit(1));
       running.close().then(() => process.exit(0), () => process.exit(1));
-      setTimeout(() => process.exit(0), 5000).unref();
+      setTimeout(() => process.exit(0), config.shutdownGraceMs + 2000).unref();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

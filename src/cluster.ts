@@ -1,6 +1,8 @@
 // One process per core: the primary checks what can fail once (usage, catalogue, pinning,
 // signing set-up), forks the workers, prints the listening line when every worker serves,
-// replaces a worker that dies, and stops them all on SIGINT/SIGTERM. The gateway holds no state
+// replaces a worker that dies or whose event loop stops answering (no heartbeat for
+// --worker-stall ms: a request that spins forever would otherwise hold its share of the port
+// hostage), and stops them all on SIGINT/SIGTERM. The gateway holds no state
 // between requests, so workers need nothing from each other.
 import cluster, { type Worker } from 'node:cluster';
 import { loadCatalogue } from './catalogue/load.js';
@@ -14,6 +16,17 @@ export interface WorkerReady {
   ready: string;
 }
 
+interface Heartbeat {
+  beat: number;
+}
+
+const BEAT_MS = 250;
+
+/** In a worker: tell the primary, from the event loop itself, that the loop still turns. */
+export function startHeartbeat(): void {
+  setInterval(() => process.send?.({ beat: Date.now() } satisfies Heartbeat), BEAT_MS).unref();
+}
+
 export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel)): void {
   const { catalogue } = loadCatalogue(config.catalogue);
   const views = pinViews(catalogue, config.release);
@@ -23,10 +36,13 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   let ready = 0;
   let stopping = false;
   let serving = false;
+  const lastBeat = new Map<Worker, number>();
   const fork = (): Worker => {
     const w = cluster.fork();
-    w.on('message', (m: WorkerReady) => {
+    w.on('message', (m: WorkerReady & Heartbeat) => {
+      if (m?.beat) lastBeat.set(w, Date.now());
       if (!m?.ready || serving) return;
+      lastBeat.set(w, Date.now());
       if (++ready === config.workers) {
         serving = true;
         console.log(`listening on ${m.ready} (${config.workers} workers)`);
@@ -34,7 +50,21 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
     });
     return w;
   };
+  // A worker whose loop is blocked sends no beats; SIGKILL it (it cannot run a SIGTERM handler) and
+  // the exit handler below starts a replacement.
+  setInterval(() => {
+    if (stopping) return;
+    const now = Date.now();
+    for (const [w, at] of lastBeat) {
+      if (now - at > config.workerStallMs && !w.isDead()) {
+        logger.warn(`worker ${w.process.pid}: event loop blocked for more than ${config.workerStallMs} ms; replacing it`);
+        lastBeat.delete(w);
+        w.process.kill('SIGKILL');
+      }
+    }
+  }, Math.min(1000, config.workerStallMs / 2)).unref();
   cluster.on('exit', (w, code, signal) => {
+    lastBeat.delete(w);
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
       return;
@@ -52,7 +82,7 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   const stop = () => {
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
-    setTimeout(() => process.exit(0), 6000).unref();
+    setTimeout(() => process.exit(0), config.shutdownGraceMs + 3000).unref();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

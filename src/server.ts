@@ -2,6 +2,7 @@
 // build the app and listen. Used by the CLI and, in-process, by tests and benchmarks.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
 import { UsageError } from './usage-error.js';
@@ -38,6 +39,17 @@ export interface StartOptions {
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
   websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
+}
+
+/**
+ * Write a last answer and close. The socket is destroyed once the answer is flushed (or after a
+ * second): an http server keeps half-open sockets, and a client that never closes its side would
+ * otherwise hold the descriptor for good.
+ */
+function refuseSocket(socket: Duplex, text: string): void {
+  socket.end(text);
+  socket.once('finish', () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
@@ -78,12 +90,21 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     headersTimeout: config.headersTimeoutMs, requestTimeout: Math.max(config.timeoutMs + 5000, config.headersTimeoutMs),
     keepAliveTimeout: config.keepAliveTimeoutMs, connectionsCheckingInterval: 1000,
   }, gateway.handler);
-  server.maxConnections = config.maxConnections;
+  // Not server.maxConnections: on Node 20 a connection it drops stops the server's header and
+  // request timeouts for every other connection. Counting here refuses the excess with a 503 instead.
+  let open = 0;
+  server.on('connection', (socket) => {
+    if (open >= config.maxConnections) {
+      return refuseSocket(socket, 'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n');
+    }
+    open++;
+    socket.once('close', () => open--);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Malformed HTTP, header timeouts, resets: answer 400/408/431 when the socket can still take it; never crash.
     if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    refuseSocket(socket, `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   const websockets = createWebsocketGateway({
     views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,

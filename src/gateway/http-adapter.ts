@@ -52,6 +52,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   function handler(req: IncomingMessage, res: ServerResponse): void {
     const arrived = performance.now();
     const socket = req.socket as TrackedSocket;
+    if (!socket.writable) return void socket.destroy(); // refused at connect (over --max-connections)
     let conn = socket[CONN];
     if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
     if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);

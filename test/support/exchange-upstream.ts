@@ -4,7 +4,10 @@
 // followed by the request body.
 //   node dist/test/support/exchange-upstream.js '<keys json>'   → prints "port <n>"
 // keys json: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }
-// Control: GET /__records (JSON list), POST /__reset. A request header x-test-delay-ms delays the answer.
+// Control: GET /__records (JSON list), POST /__reset. Request headers shape the answer:
+// x-test-delay-ms delays it; x-test-status sets its status (any number, even an invalid one);
+// x-test-drip-ms sends the headers, then one body byte every that many ms, never ending;
+// x-test-vary sets a Vary header.
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -88,6 +91,21 @@ const server = createServer((req, res) => {
       }
       res.end(JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
     };
+    const status = req.headers['x-test-status'];
+    if (status) {
+      // Written by hand: node refuses to send a status outside 100–999 itself.
+      res.socket?.end(`HTTP/1.1 ${status} Odd\r\ncontent-length: 2\r\n\r\n{}`);
+      return;
+    }
+    const drip = Number(req.headers['x-test-drip-ms'] ?? 0);
+    if (drip) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      const t = setInterval(() => res.write(' '), drip);
+      res.once('close', () => clearInterval(t));
+      return;
+    }
+    if (req.headers['x-test-vary']) res.setHeader('vary', String(req.headers['x-test-vary']));
     const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
     if (delay) setTimeout(() => { if (!record.aborted) answer(); }, delay);
     else answer();

@@ -1,0 +1,179 @@
+// Bounds a hostile or careless client (or upstream) cannot push past: pipelining floods, abandoned
+// requests, the total deadline, a hung endpoint, trickled bodies, idle and excess connections.
+// Every test uses real sockets on 127.0.0.1 and is bounded in count and time.
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger } from '../../src/log.js';
+import type { RunningGateway } from '../../src/server.js';
+import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';
+import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+
+const test = suite('bounds');
+let upstream: Upstream;
+
+test.before(async () => { upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } }); });
+test.before.each(async () => { await upstream.reset(); });
+test.after(async () => { await upstream.stop(); });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+function open(url: string): Promise<Socket> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(port), '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  });
+}
+
+async function withGateway(args: string[], fn: (gw: RunningGateway) => Promise<void>): Promise<void> {
+  const gw = await gatewayAt('3.12.0', upstream.url, args, { logger: createLogger('silent') });
+  try {
+    await fn(gw);
+  } finally {
+    await gw.close(0);
+  }
+}
+
+test('pipelining flood: 4 × 30 000 unread GETs reach the upstream only as far as the bound allows; RSS bounded', async () => {
+  const gw = await startGatewayProcess(['--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--log-level', 'warn', '--max-pipelined', '16']);
+  try {
+    await fetch(`${gw.url}/api/v3/ping`); // warm up
+    await upstream.reset();
+    const before = rssMiB(gw.child.pid!);
+    const one = 'GET /api/v3/ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const flood = Buffer.from(one.repeat(30_000));
+    const sockets = await Promise.all([0, 1, 2, 3].map(() => open(gw.url)));
+    for (const s of sockets) {
+      s.pause(); // never read an answer
+      s.write(flood);
+    }
+    await sleep(3000);
+    const sent = (await upstream.records()).length;
+    const after = rssMiB(gw.child.pid!);
+    for (const s of sockets) s.destroy();
+    // What reached the upstream is the bound per connection plus the answers the kernel's socket
+    // buffers took before the gateway saw the client was not reading (a few hundred KiB each).
+    console.log(`    flood: upstream received ${sent} of 120 000 pipelined requests; gateway RSS ${before.toFixed(0)} → ${after.toFixed(0)} MiB`);
+    assert.ok(sent < 4 * 16 + 4 * 2500, `upstream received ${sent} of 120 000 pipelined requests`);
+    assert.ok(after - before < 150, `gateway RSS grew ${(after - before).toFixed(0)} MiB`);
+    const ok = await fetch(`${gw.url}/api/v3/ping`);
+    assert.is(ok.status, 200);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('abandoned orders waiting for a busy upstream pool are never sent (0 of 50)', async () => {
+  await withGateway(['--upstream-connections', '2', '--route-concurrency', '100', '--timeout', '5000'], async (gw) => {
+    // Two slow requests hold both upstream connections.
+    const busy = [0, 1].map(() => fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-delay-ms': '1500' } }));
+    await sleep(100);
+    const orders = Array.from({ length: 50 }, (_, i) => {
+      const ac = new AbortController();
+      const q = signed(`symbol=BNBUSDT&side=BUY&type=MARKET&quantity=1&newClientOrderId=abandoned${i}&${ts()}`);
+      const p = fetch(`${gw.url}/api/v3/order?${q}`, { method: 'POST', headers: { 'X-MBX-APIKEY': API_KEY }, signal: ac.signal }).catch(() => null);
+      setTimeout(() => ac.abort(), 300);
+      return p;
+    });
+    await Promise.all(orders);
+    await Promise.all(busy);
+    await sleep(500);
+    const recs = await upstream.records();
+    assert.is(recs.filter((r) => r.url.startsWith('/api/v3/order')).length, 0, 'abandoned orders reached the upstream');
+    assert.is(recs.filter((r) => r.url.startsWith('/api/v3/ping')).length, 2);
+  });
+});
+
+test('--timeout is a total deadline, accurate to ±100 ms from 100 ms up', async () => {
+  for (const timeout of [150, 600]) {
+    await withGateway(['--timeout', String(timeout)], async (gw) => {
+      const t0 = performance.now();
+      const res = await fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-delay-ms': '3000' } });
+      const took = performance.now() - t0;
+      assert.is(res.status, 504);
+      assert.match((await res.json() as { msg: string }).msg, new RegExp(`deadline of ${timeout} ms`));
+      assert.ok(took >= timeout - 5 && took <= timeout + 100, `--timeout ${timeout}: answered after ${took.toFixed(0)} ms`);
+    });
+  }
+});
+
+test('an upstream dripping its body is cut at the deadline', async () => {
+  await withGateway(['--timeout', '700'], async (gw) => {
+    const t0 = performance.now();
+    const res = await fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-drip-ms': '200' } });
+    assert.is(res.status, 200); // the answer had begun
+    const err = await res.text().then(() => null, (e: Error) => e);
+    const took = performance.now() - t0;
+    assert.ok(err, 'the dripping answer must be cut, not completed');
+    assert.ok(took < 700 + 150, `cut after ${took.toFixed(0)} ms`);
+  });
+});
+
+test('a body trickled at 1 byte per 100 ms is answered 408 within the deadline; nothing forwarded', async () => {
+  await withGateway(['--timeout', '500'], async (gw) => {
+    const s = await open(gw.url);
+    let answer = '';
+    s.on('data', (d) => { answer += d.toString(); });
+    const closed = new Promise<number>((resolve) => s.on('close', () => resolve(performance.now())));
+    const t0 = performance.now();
+    s.write(`POST /api/v3/order?${signed(`symbol=BNBUSDT&${ts()}`)} HTTP/1.1\r\nHost: x\r\nX-MBX-APIKEY: ${API_KEY}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`);
+    const drip = setInterval(() => { if (!s.destroyed) s.write('a'); }, 100);
+    const end = await Promise.race([closed, sleep(3000).then(() => -1)]);
+    clearInterval(drip);
+    s.destroy();
+    assert.ok(end > 0, 'the connection must be closed');
+    assert.match(answer, /^HTTP\/1.1 408/);
+    assert.ok(end - t0 < 500 + 200, `closed after ${(end - t0).toFixed(0)} ms`);
+    assert.is((await upstream.records()).length, 0);
+  });
+});
+
+test('an endpoint the upstream never answers does not delay another endpoint', async () => {
+  await withGateway(['--timeout', '4000', '--upstream-connections', '32'], async (gw) => {
+    const base = performance.now();
+    await fetch(`${gw.url}/api/v3/time`);
+    const normal = performance.now() - base;
+    const hung = Array.from({ length: 100 }, () => fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-delay-ms': '3500' } }).then((r) => r.status, () => 0));
+    await sleep(200);
+    const t0 = performance.now();
+    const res = await fetch(`${gw.url}/api/v3/time`);
+    const took = performance.now() - t0;
+    assert.is(res.status, 200);
+    assert.ok(took < normal + 1000, `unrelated endpoint took ${took.toFixed(0)} ms beside a hung one`);
+    const statuses = await Promise.all(hung);
+    // The hung route keeps its share of the pool (a quarter); the rest were refused at once, not queued.
+    assert.is(statuses.filter((s) => s === 503).length, 100 - 8);
+  });
+});
+
+test('connection bounds: excess connections are closed at once; silent and idle sockets are closed', async () => {
+  await withGateway(['--max-connections', '10', '--headers-timeout', '300', '--keep-alive-timeout', '300'], async (gw) => {
+    const held = await Promise.all(Array.from({ length: 10 }, () => open(gw.url)));
+    const heldClosed = held.map((s) => new Promise<boolean>((r) => s.on('close', () => r(true)).resume()));
+    for (const s of held) s.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\n'); // headers never finished
+    await sleep(100);
+    const extra = await open(gw.url);
+    let refusal = '';
+    extra.on('data', (d) => { refusal += d.toString(); });
+    const extraClosed = await Promise.race([new Promise((r) => extra.on('close', () => r(true))), sleep(1500).then(() => false)]);
+    assert.ok(extraClosed, 'the 11th connection must be closed');
+    assert.match(refusal, /^HTTP\/1.1 503/);
+    // Silent sockets (headers never finished) are closed by the headers timeout (checked every second).
+    const closed = await Promise.all(heldClosed.map((c) => Promise.race([c, sleep(2500).then(() => false)])));
+    assert.ok(closed.every(Boolean), 'sockets that never finished their headers must be closed');
+    // Idle keep-alive: one request, then silence.
+    const ka = await open(gw.url);
+    ka.resume();
+    ka.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\n\r\n');
+    const t0 = performance.now();
+    const kaClosed = await Promise.race([new Promise<number>((r) => ka.on('close', () => r(performance.now()))), sleep(3000).then(() => -1)]);
+    assert.ok(kaClosed > 0 && kaClosed - t0 < 300 + 1200, 'idle keep-alive socket must be closed');
+    const ok = await fetch(`${gw.url}/api/v3/ping`);
+    assert.is(ok.status, 200);
+  });
+});
+
+test.run();
