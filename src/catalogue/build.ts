@@ -382,7 +382,7 @@ class ServiceBuilder {
   /** Keys of errors.codes must be reasons of the central table: a typo would fall back to codes.unknown. */
   private checkErrorCodes(sf: RawFile) {
     for (const key of Object.keys(this.svc.errors.codes)) {
-      if (!isReason(key)) this.problem(sf, ['errors', 'codes', key], `errors.codes: "${key}" is not a reason; valid: ${REASON_NAMES.join(', ')}`);
+      if (!isReason(key)) this.problem(sf, ['errors', 'codes', key], `errors.codes: unknown key "${key}"; valid: ${REASON_NAMES.join(', ')}`);
     }
   }
 
