@@ -70,6 +70,7 @@ function pointerPath(pointer: string): (string | number)[] {
 function withoutFaultyItems(data: unknown, errors: ErrorObject[]): unknown {
   const copy = structuredClone(data);
   for (const e of errors) {
+    if (e.keyword === 'propertyNames') continue; // its inner errors name the key (propertyName)
     const path = pointerPath(e.instancePath);
     const field = (e.params as { additionalProperty?: string }).additionalProperty ?? e.propertyName;
     const firstItem = path.findIndex((k) => typeof k === 'number');
