@@ -380,7 +380,10 @@ class ServiceBuilder {
     });
   }
 
-  /** Keys of errors.codes must be reasons of the central table: a typo would fall back to codes.unknown. */
+  /**
+   * Keys of errors.codes must be reasons of the central table: a typo would fall back to codes.unknown.
+   * The JSON Schema's propertyNames says the same (for editors); this holds for a schema copy without it.
+   */
   private checkErrorCodes(sf: RawFile) {
     for (const key of Object.keys(this.svc.errors.codes)) {
       if (!isReason(key)) this.problem(sf, ['errors', 'codes', key], `errors.codes: unknown key "${key}"; valid: ${REASON_NAMES.join(', ')}`);
