@@ -43,7 +43,10 @@ function importCommand(argv: string[]): number {
   if (!spec || !serviceDir) throw new UsageError('import-openapi needs <spec> and <service-dir>');
   const dryRun = flag(args, 'dry-run') === 'true';
   const r = importOpenApi(spec, serviceDir, { module: flag(args, 'module'), dryRun });
+  if (r.createdService) console.log(`${dryRun ? 'would write' : 'wrote'} ${serviceDir}/service.yaml`);
   for (const k of r.added) console.log(`${dryRun ? 'would add' : 'added'} ${k}`);
+  for (const w of r.warnings) console.log(`note ${w}`);
+  for (const s of r.skipped.filter((x) => !x.endsWith('already in the catalogue'))) console.log(`skipped ${s}`);
   console.log(`${r.added.length} endpoint(s) ${dryRun ? 'to add' : 'added'}, ${r.skipped.length} already present or left out; run 'lint' next`);
   return 0;
 }

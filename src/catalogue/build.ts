@@ -5,6 +5,9 @@ import type {
   BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, SecurityEntry, Service, Span, Stream, WsMethod,
 } from './model.js';
 import type { Problem } from './problems.js';
+import { isReason, REASON_NAMES } from './reasons.js';
+import { SchemaCheck } from './schema-check.js';
+import { bodySchema, parameterSchema } from './validators.js';
 import type { ParsedYaml } from './yaml-file.js';
 
 export interface RawFile extends ParsedYaml {
@@ -43,10 +46,56 @@ function fileValidators(schema: Record<string, unknown>): Record<Kind, ValidateF
 
 function schemaMessage(e: ErrorObject): string {
   const where = e.instancePath ? `${e.instancePath.slice(1).replaceAll('/', '.')}: ` : '';
+  if (e.propertyName !== undefined) {
+    const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
+    return `${where}unknown key "${e.propertyName}"${allowed ? `; valid: ${allowed.map(String).join(', ')}` : ` (${e.message})`}`;
+  }
   if (e.keyword === 'additionalProperties') return `${where}unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
   if (e.keyword === 'required') return `${where}missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
   if (e.keyword === 'enum') return `${where}must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
   return `${where}${e.message}`;
+}
+
+/** "/endpoints/3/path" → ['endpoints', 3, 'path'] */
+function pointerPath(pointer: string): (string | number)[] {
+  return pointer.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s.replaceAll('~1', '/').replaceAll('~0', '~')));
+}
+
+/**
+ * A copy of a file's data without the items schema errors point into: the first list item on the
+ * error's path (an endpoint, a release, a parameter of service.yaml…), or the unknown field or key
+ * itself, or else the faulty value. List items become holes, not removals, so the remaining items
+ * keep their index and lineOf() still finds them; the builder skips holes.
+ */
+function withoutFaultyItems(data: unknown, errors: ErrorObject[]): unknown {
+  const copy = structuredClone(data);
+  for (const e of errors) {
+    if (e.keyword === 'propertyNames') continue; // its inner errors name the key (propertyName)
+    const path = pointerPath(e.instancePath);
+    const field = (e.params as { additionalProperty?: string }).additionalProperty ?? e.propertyName;
+    const firstItem = path.findIndex((k) => typeof k === 'number');
+    const cut = firstItem >= 0 ? path.slice(0, firstItem + 1)
+      : field !== undefined ? [...path, field]
+      : MAPS_OF_ITEMS.has(String(path[0])) && path.length >= 2 ? path.slice(0, 2)
+      : path;
+    if (cut.length === 0) continue; // the file itself is wrong (missing field, wrong type): re-validation drops it
+    const parent = cut.slice(0, -1).reduce<any>((o, k) => (o && typeof o === 'object' ? o[k] : undefined), copy);
+    if (parent && typeof parent === 'object') delete parent[cut[cut.length - 1]];
+  }
+  return copy;
+}
+
+/** Top-level fields that map names to items (an enum, a placeholder, a named schema). */
+const MAPS_OF_ITEMS = new Set(['enums', 'placeholders', 'schemas']);
+
+/** A list without the holes withoutFaultyItems() left (map() keeps holes, filter() drops them). */
+const dense = <T>(list: T[]): T[] => list.filter(() => true);
+
+/** The data with list holes closed, to re-check the shape of what is left. */
+function compact(data: unknown): unknown {
+  if (Array.isArray(data)) return data.filter(() => true).map(compact);
+  if (data && typeof data === 'object') return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, compact(v)]));
+  return data;
 }
 
 export function buildService(
@@ -62,14 +111,21 @@ export function buildService(
     }
     const validate = v[kind];
     if (!validate(f.data)) {
-      for (const e of validate.errors ?? []) {
-        if (e.keyword === 'oneOf' || e.keyword === 'if') continue; // the branch errors say more
-        const path = e.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s.replaceAll('~1', '/').replaceAll('~0', '~')));
-        // Point at the offending field itself when there is one (unknown field), else at the value.
-        if (e.keyword === 'additionalProperties') path.push((e.params as { additionalProperty: string }).additionalProperty);
+      const errors = validate.errors ?? [];
+      for (const e of errors) {
+        if (e.keyword === 'oneOf' || e.keyword === 'if' || e.keyword === 'propertyNames') continue; // the other errors say more
+        const path = pointerPath(e.instancePath);
+        // Point at the offending field itself when there is one (unknown field or key), else at the value.
+        const field = (e.params as { additionalProperty?: string }).additionalProperty ?? e.propertyName;
+        if (field !== undefined) path.push(field);
         problems.push({ file: f.file, line: f.lineOf(path), message: schemaMessage(e) });
       }
-      continue;
+      // Keep checking the rest of the file: a schema error in one item must not hide a broken
+      // cross-reference in another. The faulty items are left out; if what remains still breaks
+      // the file's shape, the whole file is.
+      const kept = withoutFaultyItems(f.data, errors);
+      if (!validate(compact(kept))) continue;
+      f.data = kept;
     }
     byKind.set(kind, [...(byKind.get(kind) ?? []), f]);
   }
@@ -85,6 +141,10 @@ export function buildService(
 class ServiceBuilder {
   private releaseIndex = new Map<string, number>();
   private svc!: Service;
+  /** Schemas compiled once every enum is known (a parameter's schema takes its enum's values). */
+  private paramSchemas: { f: RawFile; path: (string | number)[]; p: Parameter; owner: string }[] = [];
+  private bodies: { f: RawFile; path: (string | number)[]; e: Endpoint }[] = [];
+  private schemaCheck = new SchemaCheck();
 
   constructor(
     private id: string,
@@ -107,23 +167,25 @@ class ServiceBuilder {
       versioned: !!relFile, releases, upstreams: s.upstreams ?? {},
       errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} },
       apiKeyHeader: s.security?.apiKeyHeader,
-      signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: s.builders ?? [],
+      signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
       endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [],
     };
     if (this.svc.errors.envelope === 'code-msg' && this.svc.errors.codes.unknown === undefined) {
       this.problem(sf, ['errors'], `errors: the code-msg envelope needs codes.unknown (the code of any reason not named)`);
     }
     const defaultIn = s.kind === 'builder' ? 'body' : 'query';
-    this.svc.signedParameters = (s.security?.signedParameters ?? []).map((p: any, i: number) =>
-      this.parameter(sf, ['security', 'signedParameters', i], p, defaultIn));
-    this.svc.commonParameters = (s.commonParameters ?? []).map((p: any, i: number) =>
-      this.parameter(sf, ['commonParameters', i], p, defaultIn));
+    this.svc.signedParameters = dense((s.security?.signedParameters ?? []).map((p: any, i: number) =>
+      this.parameter(sf, ['security', 'signedParameters', i], p, defaultIn, 'security.signedParameters')));
+    this.svc.commonParameters = dense((s.commonParameters ?? []).map((p: any, i: number) =>
+      this.parameter(sf, ['commonParameters', i], p, defaultIn, 'commonParameters', true)));
+    this.checkErrorCodes(sf);
     this.checkBuilders(sf);
     for (const f of this.files.get('enums') ?? []) this.enums(f);
     for (const f of this.files.get('streams') ?? []) this.streams(f);
     for (const f of this.files.get('wsApi') ?? []) this.wsApi(f);
     for (const f of this.files.get('endpoints') ?? []) this.endpoints(f, defaultIn);
     this.checkParameterEnums();
+    this.compileSchemas();
     this.checkEndpointDuplicates();
     this.checkReplacements();
     return this.svc;
@@ -131,8 +193,10 @@ class ServiceBuilder {
 
   private releases(f: RawFile) {
     const list = (f.data as { releases: { id: string; date: string; notes?: string; source?: string; note?: string }[] }).releases;
-    return list.map((r, index) => {
-      if (this.releaseIndex.has(r.id)) this.problem(f, ['releases', index, 'id'], `duplicate release id "${r.id}"`);
+    // index = position among the releases kept (a release with a schema error is left out).
+    return dense(list).map((r, index) => {
+      const at = list.indexOf(r);
+      if (this.releaseIndex.has(r.id)) this.problem(f, ['releases', at, 'id'], `duplicate release id "${r.id}"`);
       this.releaseIndex.set(r.id, index);
       return { ...r, index };
     });
@@ -171,12 +235,23 @@ class ServiceBuilder {
     return out;
   }
 
-  private parameter(f: RawFile, path: (string | number)[], p: Record<string, any>, defaultIn: Parameter['in']): Parameter {
-    return {
+  private parameter(
+    f: RawFile, path: (string | number)[], p: Record<string, any>, defaultIn: Parameter['in'], owner: string, common = false,
+  ): Parameter {
+    const param: Parameter = {
       ...this.lifecycle(f, path, p, `parameter ${p.name}`),
       name: p.name, in: p.in ?? defaultIn, required: p.required ?? false, description: p.description,
       schema: p.schema ?? { type: 'string' }, enum: p.enum, pathPrefix: p.pathPrefix,
     };
+    // Fields the runtime would ignore are refused, so what the YAML says is what the gateway does.
+    if (p.pathPrefix !== undefined && !common) {
+      this.problem(f, [...path, 'pathPrefix'], `${owner}: parameter ${p.name}: pathPrefix only applies to service.yaml commonParameters; here the gateway would ignore it`);
+    }
+    if (p.enum !== undefined && p.schema?.enum !== undefined) {
+      this.problem(f, [...path, 'schema', 'enum'], `${owner}: parameter ${p.name}: schema.enum would be replaced by the values of enum "${p.enum}"; keep one of the two`);
+    }
+    this.paramSchemas.push({ f, path, p: param, owner });
+    return param;
   }
 
   private security(f: RawFile, path: (string | number)[], sec: unknown, what: string): SecurityEntry[] {
@@ -224,7 +299,7 @@ class ServiceBuilder {
     file.endpoints.forEach((e, i) => {
       const path: (string | number)[] = ['endpoints', i];
       const key = `${e.method} ${e.path}`;
-      const parameters = (e.parameters ?? []).map((p, j) => this.parameter(f, [...path, 'parameters', j], p as any, defaultIn));
+      const parameters = (e.parameters ?? []).map((p, j) => this.parameter(f, [...path, 'parameters', j], p as any, defaultIn, key));
       const ep: Endpoint = {
         ...this.lifecycle(f, path, e as Record<string, any>, key),
         service: this.id, module: file.module, method: e.method, path: e.path, key,
@@ -237,6 +312,8 @@ class ServiceBuilder {
         this.problem(f, [...path, 'builder'], `${key}: builder "${e.builder}" is not declared in service.yaml builders (${this.svc.builders.map((b) => b.name).join(', ') || 'none'})`);
       }
       if (this.svc.kind === 'builder' && !e.builder) this.problem(f, path, `${key}: service ${this.id} is of kind builder, so the endpoint must name a builder`);
+      this.checkHonoured(f, path, ep);
+      if (ep.body) this.bodies.push({ f, path, e: ep });
       // every span checked: security entries, parameters must lie inside the endpoint's life
       for (const p of [...parameters, ...ep.security]) {
         if (p.span.added < ep.span.added && p.added !== undefined) {
@@ -251,10 +328,10 @@ class ServiceBuilder {
     const file = f.data as { enums: Record<string, { description?: string; source?: string; note?: string; values: any[] }> };
     for (const [name, def] of Object.entries(file.enums)) {
       if (this.svc.enums[name]) this.problem(f, ['enums', name], `duplicate enum "${name}"`);
-      const values = def.values.map((v, i) => ({
+      const values = dense(def.values.map((v, i) => ({
         ...this.lifecycle(f, ['enums', name, 'values', i], v, `enum ${name} value ${v.value}`),
         value: String(v.value), description: v.description,
-      }));
+      })));
       this.checkOverlaps(values, (v) => v.value, f, `enum ${name}: duplicate value`);
       this.svc.enums[name] = { name, description: def.description, source: def.source, note: def.note, values } satisfies EnumDef;
     }
@@ -263,12 +340,12 @@ class ServiceBuilder {
   private streams(f: RawFile) {
     const file = f.data as { placeholders?: Record<string, any>; streams: any[] };
     Object.assign(this.svc.placeholders, file.placeholders ?? {});
-    const streams: Stream[] = file.streams.map((s, i) => ({
+    const streams: Stream[] = dense(file.streams.map((s, i) => ({
       ...this.lifecycle(f, ['streams', i], s, `stream ${s.name}`), name: s.name, description: s.description,
-    }));
+    })));
     this.checkOverlaps(streams, (s) => s.name, f, 'duplicate stream');
-    streams.forEach((s, i) => {
-      for (const m of s.name.matchAll(/<([^>]+)>/g)) {
+    file.streams.forEach((s, i) => {
+      for (const m of String(s.name).matchAll(/<([^>]+)>/g)) {
         if (!this.svc.placeholders[m[1]]) this.problem(f, ['streams', i, 'name'], `stream ${s.name}: placeholder <${m[1]}> is not defined in placeholders`);
       }
     });
@@ -280,9 +357,9 @@ class ServiceBuilder {
 
   private wsApi(f: RawFile) {
     const file = f.data as { methods: any[] };
-    const methods: WsMethod[] = file.methods.map((m, i) => {
+    const methods: WsMethod[] = dense(file.methods.map((m, i) => {
       const path = ['methods', i];
-      const parameters = (m.parameters ?? []).map((p: any, j: number) => this.parameter(f, [...path, 'parameters', j], p, 'query'));
+      const parameters = (m.parameters ?? []).map((p: any, j: number) => this.parameter(f, [...path, 'parameters', j], p, 'query', `websocket method ${m.name}`));
       const wm: WsMethod = {
         ...this.lifecycle(f, path, m, `websocket method ${m.name}`), name: m.name, summary: m.summary,
         security: this.security(f, [...path, 'security'], m.security, `websocket method ${m.name}`),
@@ -290,7 +367,7 @@ class ServiceBuilder {
       };
       this.checkConstraintNames(f, [...path, 'constraints'], wm.constraints, parameters, `websocket method ${m.name}`);
       return wm;
-    });
+    }));
     this.checkOverlaps(methods, (m) => m.name, f, 'duplicate websocket method');
     this.svc.wsMethods.push(...methods);
   }
@@ -301,6 +378,50 @@ class ServiceBuilder {
       if (seen.has(b.name)) this.problem(sf, ['builders', i, 'name'], `duplicate builder "${b.name}"`);
       seen.add(b.name);
     });
+  }
+
+  /**
+   * Keys of errors.codes must be reasons of the central table: a typo would fall back to codes.unknown.
+   * The JSON Schema's propertyNames says the same (for editors); this holds for a schema copy without it.
+   */
+  private checkErrorCodes(sf: RawFile) {
+    for (const key of Object.keys(this.svc.errors.codes)) {
+      if (!isReason(key)) this.problem(sf, ['errors', 'codes', key], `errors.codes: unknown key "${key}"; valid: ${REASON_NAMES.join(', ')}`);
+    }
+  }
+
+  /** Security the gateway cannot enforce for this endpoint, and other facts it would ignore. */
+  private checkHonoured(f: RawFile, path: (string | number)[], ep: Endpoint) {
+    for (const sec of ep.security) {
+      if (sec.scheme === 'NONE') continue;
+      if (!this.svc.apiKeyHeader) {
+        this.problems.push({ ...sec.at, message: `${ep.key}: security ${sec.scheme} needs the API-key header the gateway checks, but service ${this.id} declares no security.apiKeyHeader in service.yaml` });
+      }
+      if (sec.scheme === 'SIGNED' && ep.builder) {
+        this.problems.push({ ...sec.at, message: `${ep.key}: security SIGNED on builder endpoint (builder ${ep.builder}): signatures are checked by an upstream, and a builder answers locally; use API_KEY or NONE` });
+      }
+    }
+    if (ep.body && ep.method === 'GET') {
+      this.problem(f, [...path, 'body'], `${ep.key}: a GET request has no body; the gateway would never check this body schema`);
+    }
+    if (ep.body) {
+      ep.parameters.forEach((p, j) => {
+        if (p.in === 'body') this.problem(f, [...path, 'parameters', j], `${ep.key}: parameter ${p.name} is in: body, but the endpoint's JSON body is described by body:; describe the field there`);
+      });
+    }
+  }
+
+  /** Compile every parameter and body schema as the runtime will (see validators.ts). */
+  private compileSchemas() {
+    for (const { f, path, p, owner } of this.paramSchemas) {
+      const values = p.enum ? this.svc.enums[p.enum]?.values.map((v) => v.value) : undefined;
+      const problem = this.schemaCheck.parameter(parameterSchema(p, values));
+      if (problem) this.problem(f, [...path, 'schema'], `${owner}: parameter ${p.name}: ${problem}`);
+    }
+    for (const { f, path, e } of this.bodies) {
+      const problem = this.schemaCheck.body(bodySchema(this.svc, e)!);
+      if (problem) this.problem(f, [...path, 'body'], `${e.key}: body ${problem}`);
+    }
   }
 
   private checkParameterEnums() {

@@ -1,11 +1,12 @@
 // Load a catalogue folder: read YAML, check it against the JSON Schema and the cross-file rules,
 // and build the typed model. Every problem is collected, so one run reports them all.
-// A checked catalogue is cached as JSON keyed by the hash of every file it was built from:
-// YAML parsing is slow and start-up should not pay for it when nothing changed.
+// A checked catalogue is cached as JSON keyed by the hash of every file it was built from and of
+// the loader itself: YAML parsing is slow and start-up should not pay for it when nothing changed,
+// but a new check must never be skipped because an older loader cached the catalogue.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildService, type RawFile } from './build.js';
 import { CatalogueError, type Problem } from './problems.js';
@@ -13,7 +14,22 @@ import { parseYamlFile } from './yaml-file.js';
 import type { Catalogue } from './model.js';
 
 /** Bump when the model's shape changes, so older caches are ignored. */
-const MODEL_VERSION = '1';
+const MODEL_VERSION = '2';
+
+let loaderHash: string | undefined;
+/**
+ * Hash of the loader's own compiled files (this folder: checks, model, reasons table): any change to
+ * the code that checks a catalogue changes the cache key, with no version to remember to bump.
+ */
+export function loaderVersion(): string {
+  if (loaderHash) return loaderHash;
+  const dir = dirname(fileURLToPath(import.meta.url));
+  const hash = createHash('sha256').update(MODEL_VERSION);
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) {
+    hash.update(name).update('\0').update(readFileSync(join(dir, name))).update('\0');
+  }
+  return (loaderHash = hash.digest('hex').slice(0, 16));
+}
 
 export const DEFAULT_CATALOGUE_DIR = fileURLToPath(new URL('../../../catalogue', import.meta.url));
 const SCHEMA_FILE = 'schema/catalogue.schema.json';
@@ -34,14 +50,14 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
   const root = resolve(dir);
   const files = listFiles(root);
   const cacheDir = opts.cacheDir ?? process.env.GATEWAY_CACHE_DIR ?? join(tmpdir(), 'catalogue-gateway-cache');
-  const hash = createHash('sha256').update(MODEL_VERSION).update(root);
+  const hash = createHash('sha256').update(loaderVersion()).update(root);
   const texts = new Map<string, string>();
   for (const f of files) {
     const text = readFileSync(join(root, f), 'utf8');
     texts.set(f, text);
     hash.update(f).update('\0').update(text).update('\0');
   }
-  const cacheFile = cacheDir === false ? null : join(cacheDir, `catalogue-${hash.digest('hex').slice(0, 32)}.json`);
+  const cacheFile = cacheDir === false ? null : join(cacheDir, cacheFileName(root, hash.digest('hex')));
   if (cacheFile) {
     try {
       const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as LoadResult;
@@ -113,13 +129,35 @@ function listFiles(root: string): string[] {
   return out;
 }
 
+/**
+ * catalogue-<folder>-<content>.json: the folder part lets pruning remove only the older caches of
+ * the same catalogue folder, so two catalogues sharing a cache folder do not evict each other.
+ */
+function cacheFileName(root: string, contentHash: string): string {
+  const folder = createHash('sha256').update(root).digest('hex').slice(0, 12);
+  return `catalogue-${folder}-${contentHash.slice(0, 32)}.json`;
+}
+
+/** Caches this one replaces: the same folder's older ones, and those named before the folder part existed. */
+export function isStaleCache(name: string, current: string): boolean {
+  if (name === current) return false;
+  const folder = current.split('-')[1];
+  return name.startsWith(`catalogue-${folder}-`) && name.endsWith('.json') || /^catalogue-[0-9a-f]{32}\.json$/.test(name);
+}
+
 function writeCache(file: string, result: LoadResult): void {
+  const dir = dirname(file);
   try {
-    mkdirSync(join(file, '..'), { recursive: true });
+    mkdirSync(dir, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ catalogue: result.catalogue, warnings: result.warnings }));
     renameSync(tmp, file); // atomic: replicas starting together never read half a file
   } catch {
-    /* a read-only cache folder only costs start-up time */
+    return; // a read-only cache folder only costs start-up time
+  }
+  const current = file.slice(dir.length + 1);
+  for (const name of readdirSync(dir)) {
+    // Safe while another process reads one: on POSIX an open file outlives its name.
+    if (isStaleCache(name, current)) rmSync(join(dir, name), { force: true });
   }
 }

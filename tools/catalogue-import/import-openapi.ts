@@ -2,12 +2,18 @@
 //
 //   node dist/tools/catalogue-import/import-openapi.js <spec.yaml|json> <serviceDir> [--module <name>] [--dry-run]
 //
+// A service folder without service.yaml gets one first: id = folder name, title, kind proxy, the
+// upstream from `servers`, the {error} envelope, the API-key header of an apiKey scheme and, as
+// signedParameters, the parameters every signing operation takes.
+//
 // Every operation whose "METHOD /path" is not yet in <serviceDir>/endpoints/*.yaml is appended to
 // endpoints/<module>.yaml (--module) or endpoints/<slug of its first OpenAPI tag>.yaml, with its
 // summary, security (SIGNED when it takes a `signature` parameter, API_KEY when an apiKey scheme is
-// required, else NONE), query/header/form-body parameters with their schema (type, enum, minimum,
-// maximum) and `source: openapi <file>`. Parameters the service adds by itself (service.yaml
-// security.signedParameters on SIGNED endpoints, commonParameters, the API-key header) are left out.
+// required, else NONE), query/header parameters and form-body fields with their schema (type, enum,
+// minimum, maximum), a JSON request body as `body:` and `source: openapi <file>`. Parameters the
+// service adds by itself (service.yaml security.signedParameters on SIGNED endpoints,
+// commonParameters, the API-key header) are left out. Operations with path templates (/x/{id}) are
+// skipped and reported: catalogue paths are static, the gateway routes by exact path.
 //
 // Existing YAML is never rewritten: new entries are appended to the `endpoints` list of the file
 // through the `yaml` Document API, so hand-written entries keep their order, comments and content.
@@ -16,7 +22,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Document, isSeq, parse, parseDocument, YAMLSeq } from 'yaml';
-import { catalogueSchema, operationSecurity, readOpenApi, slug, type OpenApiOperation } from './openapi.js';
+import { bodyJsonSchema, catalogueSchema, operationSecurity, readOpenApi, slug, type OpenApiDocument, type OpenApiOperation } from './openapi.js';
 
 export interface ImportOptions {
   /** Put every new endpoint in endpoints/<module>.yaml instead of one file per OpenAPI tag. */
@@ -30,6 +36,10 @@ export interface ImportResult {
   added: string[];
   /** "METHOD /path: reason" of every operation left out. */
   skipped: string[];
+  /** "METHOD /path: what was not imported as written" (also written as the entry's note). */
+  warnings: string[];
+  /** True when service.yaml was written (or would be, with dryRun). */
+  createdService: boolean;
 }
 
 interface ServiceDefaults {
@@ -38,10 +48,7 @@ interface ServiceDefaults {
   apiKeyHeader?: string;
 }
 
-function serviceDefaults(serviceDir: string): ServiceDefaults {
-  const file = join(serviceDir, 'service.yaml');
-  if (!existsSync(file)) return { signed: new Set(), common: [] };
-  const s = (parse(readFileSync(file, 'utf8')) ?? {}) as Record<string, any>;
+function serviceDefaults(s: Record<string, any>): ServiceDefaults {
   return {
     signed: new Set((s.security?.signedParameters ?? []).map((p: { name: string }) => p.name)),
     common: (s.commonParameters ?? []).map((p: { name: string; pathPrefix?: string }) => ({ name: p.name, pathPrefix: p.pathPrefix })),
@@ -61,32 +68,79 @@ export function existingEndpointKeys(serviceDir: string): Set<string> {
   return keys;
 }
 
-/** The catalogue entry of one operation, or a reason to skip it. */
-function entryOf(op: OpenApiOperation, specName: string, defaults: ServiceDefaults, schemes: Record<string, any>): Record<string, unknown> | string {
-  if (/[{}]/.test(op.path)) return 'path parameters are not supported (catalogue paths are static)';
-  const security = operationSecurity(op, schemes);
+/**
+ * service.yaml for a folder that has none, from the OpenAPI document: what lint needs (id, title,
+ * kind) and what the gateway needs to forward and to check keys.
+ */
+export function serviceFromOpenApi(spec: OpenApiDocument, id: string, specName: string): Record<string, unknown> {
+  const service: Record<string, unknown> = { id, title: spec.title?.trim() || id, source: `openapi ${specName}`, kind: 'proxy' };
+  const server = spec.servers.find((u) => /^https?:\/\//.test(u));
+  if (server) service.upstreams = { rest: new URL(server).origin };
+  service.errors = { envelope: 'error' };
+  const security: Record<string, unknown> = {};
+  const header = Object.values<any>(spec.securitySchemes).find((s) => s?.type === 'apiKey' && s.in === 'header');
+  if (header?.name) security.apiKeyHeader = header.name;
+  // What every signing operation takes (timestamp, signature…) is the service's, added by the signer.
+  const signing = spec.operations.filter((op) => op.parameters.some((p) => p.name === 'signature'));
+  if (header?.name && signing.length) {
+    const common = signing[0].parameters.filter((p) => p.in === 'query' && signing.every((op) => op.parameters.some((q) => q.name === p.name && q.in === 'query')));
+    security.signedParameters = common.map((p) => ({
+      name: p.name, ...(p.required ? { required: true } : {}), ...(p.description ? { description: p.description.trim() } : {}), schema: catalogueSchema(p.schema),
+    }));
+  }
+  if (Object.keys(security).length) service.security = security;
+  return service;
+}
+
+/** The catalogue entry of one operation, or a reason to skip it; notes on what was not imported as written. */
+function entryOf(
+  op: OpenApiOperation, spec: OpenApiDocument, specName: string, defaults: ServiceDefaults, prefix: string, notes: string[],
+): Record<string, unknown> | string {
+  if (/[{}]/.test(op.path)) return 'path template: catalogue paths are static (the gateway routes by exact path), so it is not imported';
+  let security = operationSecurity(op, spec.securitySchemes);
+  if (security !== 'NONE' && !defaults.apiKeyHeader) {
+    notes.push(`the OpenAPI operation needs ${security}, but service.yaml declares no security.apiKeyHeader for the gateway to check: imported as NONE`);
+    security = 'NONE';
+  }
   const leaveOut = (name: string, where: string) =>
     (security === 'SIGNED' && defaults.signed.has(name)) ||
-    defaults.common.some((c) => c.name === name && (!c.pathPrefix || op.path.startsWith(c.pathPrefix))) ||
+    defaults.common.some((c) => c.name === name && (!c.pathPrefix || (prefix + op.path).startsWith(c.pathPrefix))) ||
     (where === 'header' && defaults.apiKeyHeader !== undefined && name.toLowerCase() === defaults.apiKeyHeader.toLowerCase());
   const parameters: Record<string, unknown>[] = [];
-  for (const p of op.parameters) {
-    if (p.in !== 'query' && p.in !== 'header') continue;
-    if (leaveOut(p.name, p.in)) continue;
+  const seen = new Set<string>();
+  const add = (name: string, where: 'query' | 'header', required: boolean | undefined, description: string | undefined, schema: Record<string, any> | undefined) => {
+    if (leaveOut(name, where) || seen.has(`${where} ${name}`)) return;
+    seen.add(`${where} ${name}`);
     parameters.push({
-      name: p.name,
-      ...(p.in === 'header' ? { in: 'header' } : {}),
-      ...(p.required ? { required: true } : {}),
-      ...(p.description ? { description: p.description.trim() } : {}),
-      schema: catalogueSchema(p.schema),
+      name,
+      ...(where === 'header' ? { in: 'header' } : {}),
+      ...(required ? { required: true } : {}),
+      ...(description ? { description: description.trim() } : {}),
+      schema: catalogueSchema(schema),
     });
+  };
+  for (const p of op.parameters) {
+    if (p.in === 'query' || p.in === 'header') add(p.name, p.in, p.required, p.description, p.schema);
+    else if (p.in !== 'path') notes.push(`${p.in} parameter ${p.name} not imported (the catalogue knows query, header and body)`);
   }
-  const entry: Record<string, unknown> = { method: op.method, path: op.path };
+  let body: Record<string, unknown> | undefined;
+  const rb = op.requestBody;
+  if (rb) {
+    if (op.method === 'GET') notes.push('the OpenAPI GET operation has a request body, which a GET request cannot carry: not imported');
+    else if (/^application\/(.+\+)?json\b/.test(rb.contentType) && rb.schema) body = bodyJsonSchema(rb.schema, spec.schemas);
+    else if (rb.contentType.startsWith('application/x-www-form-urlencoded') && rb.schema) {
+      // Form fields travel with the query string (the gateway reads and checks both as one set).
+      const form = bodyJsonSchema(rb.schema, spec.schemas) as { properties?: Record<string, any>; required?: string[] };
+      for (const [name, schema] of Object.entries(form.properties ?? {})) add(name, 'query', form.required?.includes(name), schema?.description, schema);
+    } else notes.push(`request body of type ${rb.contentType || '(none)'} not imported: describe it under body: or parameters:`);
+  }
+  const entry: Record<string, unknown> = { method: op.method, path: prefix + op.path };
   if (op.summary) entry.summary = op.summary.trim();
   entry.source = `openapi ${specName}`;
-  if (op.hasRequestBody) entry.note = 'the OpenAPI operation has a request body, which was not imported: describe it under body: or parameters:';
+  if (notes.length) entry.note = notes.join('; ');
   entry.security = security;
   if (parameters.length) entry.parameters = parameters;
+  if (body) entry.body = body;
   return entry;
 }
 
@@ -97,18 +151,28 @@ function entryOf(op: OpenApiOperation, specName: string, defaults: ServiceDefaul
 export function importOpenApi(specFile: string, serviceDir: string, opts: ImportOptions = {}): ImportResult {
   const spec = readOpenApi(specFile);
   const specName = basename(specFile);
-  const defaults = serviceDefaults(serviceDir);
+  const serviceFile = join(serviceDir, 'service.yaml');
+  const createdService = !existsSync(serviceFile);
+  const service = createdService
+    ? serviceFromOpenApi(spec, basename(resolve(serviceDir)), specName)
+    : ((parse(readFileSync(serviceFile, 'utf8')) ?? {}) as Record<string, any>);
+  const defaults = serviceDefaults(service);
   const existing = existingEndpointKeys(serviceDir);
   const added: string[] = [];
   const skipped: string[] = [];
+  const warnings: string[] = [];
+  // OpenAPI paths are relative to the server URL; a catalogue path is the whole request path.
+  const prefix = serverPath(spec);
   const byFile = new Map<string, { module: string; entries: Record<string, unknown>[] }>();
   for (const op of spec.operations) {
-    const key = `${op.method} ${op.path}`;
+    const key = `${op.method} ${prefix}${op.path}`;
     if (existing.has(key)) {
       skipped.push(`${key}: already in the catalogue`);
       continue;
     }
-    const entry = entryOf(op, specName, defaults, spec.securitySchemes);
+    const notes: string[] = [];
+    const entry = entryOf(op, spec, specName, defaults, prefix, notes);
+    warnings.push(...notes.map((n) => `${key}: ${n}`));
     if (typeof entry === 'string') {
       skipped.push(`${key}: ${entry}`);
       continue;
@@ -123,9 +187,25 @@ export function importOpenApi(specFile: string, serviceDir: string, opts: Import
   if (!opts.dryRun) {
     const dir = join(serviceDir, 'endpoints');
     mkdirSync(dir, { recursive: true });
+    if (createdService) writeService(serviceFile, service, specName);
     for (const { module, entries } of byFile.values()) appendEndpoints(join(dir, `${module}.yaml`), module, specName, entries);
   }
-  return { added, skipped };
+  return { added, skipped, warnings, createdService };
+}
+
+/** The path part of the first http(s) server URL ("https://x.example/v2/" → "/v2"); upstreams.rest keeps the origin. */
+function serverPath(spec: OpenApiDocument): string {
+  const server = spec.servers.find((u) => /^https?:\/\//.test(u));
+  return server ? new URL(server).pathname.replace(/\/+$/, '') : '';
+}
+
+/** The editor line every catalogue file starts with (see catalogue/schema/). */
+const schemaLine = (relativePath: string) => `yaml-language-server: $schema=${relativePath}`;
+
+function writeService(file: string, service: Record<string, unknown>, specName: string): void {
+  const doc = new Document(service);
+  doc.commentBefore = ` ${schemaLine('../schema/service.schema.json')}\n Written from ${specName} by tools/catalogue-import/import-openapi.ts; check errors (envelope, codes) and upstreams by hand.`;
+  writeFileSync(file, doc.toString({ lineWidth: 0 }));
 }
 
 /** Append entries to an endpoints file (created when missing) without touching what is there. */
@@ -137,7 +217,7 @@ export function appendEndpoints(file: string, module: string, specName: string, 
     if (!doc.has('endpoints')) doc.set('endpoints', doc.createNode([]));
   } else {
     doc = new Document({ module, source: `openapi ${specName}`, endpoints: [] });
-    doc.commentBefore = ` Imported from ${specName} by tools/catalogue-import/import-openapi.ts; add lifecycle facts by hand.`;
+    doc.commentBefore = ` ${schemaLine('../../schema/endpoints.schema.json')}\n Imported from ${specName} by tools/catalogue-import/import-openapi.ts; add lifecycle facts by hand.`;
   }
   const list = doc.get('endpoints', true);
   if (!isSeq(list)) throw new Error(`${file}: "endpoints" is not a list, not touched`);
@@ -156,7 +236,9 @@ function main(argv: string[]): number {
   }
   const [spec, serviceDir] = positionals.map((p) => resolve(p));
   const result = importOpenApi(spec, serviceDir, { module: moduleAt >= 0 ? argv[moduleAt + 1] : undefined, dryRun });
+  if (result.createdService) console.log(`${dryRun ? 'would write' : 'wrote'} ${join(serviceDir, 'service.yaml')}`);
   for (const k of result.added) console.log(`${dryRun ? 'would add' : 'added'} ${k}`);
+  for (const w of result.warnings) console.log(`note ${w}`);
   const notInCatalogue = result.skipped.filter((s) => !s.endsWith('already in the catalogue'));
   for (const s of notInCatalogue) console.log(`skipped ${s}`);
   console.log(`${result.added.length} endpoint(s) ${dryRun ? 'to add' : 'added'}, ${result.skipped.length - notInCatalogue.length} already in the catalogue, ${notInCatalogue.length} skipped`);

@@ -1,6 +1,6 @@
 // Reading an OpenAPI 3 description into catalogue terms: operations, parameters (with $ref resolved)
-// and the JSON Schema fragments the catalogue keeps. Shared by import-openapi.ts (the generic
-// importer) and bootstrap-exchange.ts (which overlays OpenAPI types, enums and limits on client data).
+// and the JSON Schema fragments the catalogue keeps (parameter schemas, request-body schemas). Used by
+// import-openapi.ts.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
@@ -24,6 +24,8 @@ export interface OpenApiOperation {
   /** Security requirement objects of the operation (or the document's default). */
   security: Record<string, string[]>[];
   hasRequestBody: boolean;
+  /** The request body's media type and schema ($ref of the body itself resolved), when it has one. */
+  requestBody?: { contentType: string; schema?: Record<string, any>; required: boolean };
 }
 
 export interface OpenApiDocument {
@@ -31,6 +33,12 @@ export interface OpenApiDocument {
   operations: OpenApiOperation[];
   byKey: Map<string, OpenApiOperation>;
   securitySchemes: Record<string, any>;
+  /** info.title */
+  title?: string;
+  /** servers[].url, in order */
+  servers: string[];
+  /** components.schemas: what #/components/schemas/<Name> refers to */
+  schemas: Record<string, any>;
 }
 
 /** Read an OpenAPI 3 document (YAML or JSON) and list its operations with parameters resolved. */
@@ -60,13 +68,80 @@ export function readOpenApi(file: string): OpenApiDocument {
       operations.push({
         method: m.toUpperCase(), path, summary: op.summary, description: op.description, tags: op.tags ?? [],
         parameters, security: op.security ?? doc.security ?? [], hasRequestBody: !!op.requestBody,
+        requestBody: op.requestBody ? requestBodyOf(resolve(op.requestBody), resolve) : undefined,
       });
     }
   }
   return {
     file, operations, byKey: new Map(operations.map((o) => [`${o.method} ${o.path}`, o])),
     securitySchemes: doc.components?.securitySchemes ?? {},
+    title: doc.info?.title, servers: (doc.servers ?? []).map((s: { url: string }) => s.url), schemas: doc.components?.schemas ?? {},
   };
+}
+
+/** The first JSON media type of a request body, else a form, else whatever comes first. */
+function requestBodyOf(body: any, resolve: (o: any) => any): OpenApiOperation['requestBody'] {
+  const types = Object.keys(body.content ?? {});
+  const contentType = types.find((t) => /^application\/(.+\+)?json\b/.test(t)) ?? types.find((t) => t.startsWith('application/x-www-form-urlencoded')) ?? types[0] ?? '';
+  const schema = body.content?.[contentType]?.schema;
+  return { contentType, schema: schema ? resolve(schema) : undefined, required: !!body.required };
+}
+
+/** Keywords of an OpenAPI schema that mean the same in the JSON Schema the gateway's ajv runs. */
+const KEPT = new Set([
+  'type', 'enum', 'const', 'required', 'minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
+  'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'description', 'title', 'default',
+]);
+
+/**
+ * A request-body JSON Schema the gateway can compile from an OpenAPI (3.0 or 3.1) one: refs to
+ * #/components/schemas/<Name> become #/$defs/<Name> with the named schemas copied into $defs;
+ * `nullable` becomes a "null" type; 3.0's boolean exclusiveMinimum/Maximum become numbers; what
+ * ajv would not check (format, example, xml, discriminator, x-…) is left out, so lint has
+ * nothing to refuse.
+ */
+/** A component name usable in a JSON pointer without escaping. */
+const defName = (name: string) => name.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+export function bodyJsonSchema(schema: Record<string, any>, components: Record<string, any>): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  const pending: string[] = [];
+  const convert = (s: any): any => {
+    if (!s || typeof s !== 'object') return s;
+    if (typeof s.$ref === 'string') {
+      const m = /^#\/components\/schemas\/(.+)$/.exec(s.$ref);
+      if (!m) return {};
+      const name = m[1].replaceAll('~1', '/').replaceAll('~0', '~');
+      if (!(defName(name) in defs) && !pending.includes(name)) pending.push(name);
+      return { $ref: `#/$defs/${defName(name)}` };
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(s)) if (KEPT.has(k)) out[k] = v;
+    if (s.properties) out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, convert(v)]));
+    if (s.items) out.items = convert(s.items);
+    if (s.additionalProperties !== undefined) out.additionalProperties = typeof s.additionalProperties === 'object' ? convert(s.additionalProperties) : s.additionalProperties;
+    for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) out[k] = s[k].map(convert);
+    if (s.not) out.not = convert(s.not);
+    for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+      if (typeof s[flag] === 'number') out[flag] = s[flag];
+      else if (s[flag] === true && typeof s[bound] === 'number') {
+        out[flag] = s[bound];
+        delete out[bound];
+      }
+    }
+    if (s.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+    if (s.nullable === true && Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    if (out.type === undefined && (out.properties || out.required)) out.type = 'object';
+    if (out.type === undefined && out.items) out.type = 'array';
+    return out;
+  };
+  const root = convert(schema);
+  while (pending.length) {
+    const name = pending.shift()!;
+    defs[defName(name)] = {}; // taken before converting, so a schema that refers to itself ends
+    defs[defName(name)] = components[name] ? convert(components[name]) : {};
+  }
+  return Object.keys(defs).length ? { ...root, $defs: defs } : root;
 }
 
 /**

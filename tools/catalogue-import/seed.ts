@@ -1,9 +1,9 @@
 // Parser of the exchange seed document (shared/seeds/exchange-api-catalogue.md).
 //
 // The seed is the authoritative description of the exchange API's endpoints and releases. Tests
-// derive their expectations from it (never from hand-copied lists), and other tools (the release
-// diff, the catalogue bootstrap) reuse these functions. Everything here is pure except the two
-// functions that locate and read the file.
+// derive their expectations from it (never from hand-copied lists); the one-off generator that
+// first wrote catalogue/exchange from it is retired (see README.md here). Everything here is pure
+// except the two functions that locate and read the file.
 //
 //   const seed = loadExchangeSeed();
 //   seed.endpoints   every "- METHOD /path tags" line of the Endpoints section, section defaults applied

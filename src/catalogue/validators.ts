@@ -1,0 +1,50 @@
+// The ajv instances and schemas the gateway validates requests with, defined once so the loader
+// compiles at load time exactly what the runtime compiles per request: a schema that would answer
+// 500 on its first request is a file:line problem at lint and start-up instead.
+// ajv is loaded on first use (createRequire): a start-up served from the JSON cache never loads it.
+import { createRequire } from 'node:module';
+import type { Ajv, Options } from 'ajv';
+import type { Endpoint, Parameter, Service } from './model.js';
+
+/** Query, form and header values arrive as text: coerce them to the declared types. */
+export const PARAM_AJV_OPTIONS: Readonly<Options> = { coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true };
+/** JSON bodies keep their types. */
+export const BODY_AJV_OPTIONS: Readonly<Options> = { allErrors: false, strict: false, allowUnionTypes: true };
+
+const require = createRequire(import.meta.url);
+
+function newAjv(options: Options): Ajv {
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  return new AjvClass(options);
+}
+
+/** The ajv that checks parameters (query string, form body, headers). */
+export function createParamAjv(extra: Options = {}): Ajv {
+  return newAjv({ ...PARAM_AJV_OPTIONS, ...extra });
+}
+
+/** The ajv that checks JSON request bodies. */
+export function createBodyAjv(extra: Options = {}): Ajv {
+  return newAjv({ ...BODY_AJV_OPTIONS, ...extra });
+}
+
+/**
+ * The schema one parameter is checked with, given the values of its named enum alive at the
+ * pinned release (the runtime) or every value the enum ever had (the load-time check).
+ * A list-valued parameter (type: array) checks each item against the enum.
+ */
+export function parameterSchema(p: Parameter, enumValues?: readonly string[]): Record<string, unknown> {
+  const schema: Record<string, unknown> = { ...p.schema };
+  if (p.enum && enumValues) {
+    if (schema.type === 'array') schema.items = { ...(schema.items as object), enum: [...enumValues] };
+    else schema.enum = [...enumValues];
+  }
+  return schema;
+}
+
+/** The JSON Schema of an endpoint's body with the service's named schemas as #/$defs/<Name>; null without a body. */
+export function bodySchema(service: Pick<Service, 'schemas'>, endpoint: Pick<Endpoint, 'body'>): Record<string, unknown> | null {
+  const body = endpoint.body;
+  if (!body) return null;
+  return { ...body, $defs: { ...service.schemas, ...(body.$defs as object | undefined) } };
+}

@@ -1,0 +1,93 @@
+// The JSON cache is keyed by the loader's own code too: a catalogue an older loader accepted and
+// cached is checked again by a newer one. Writing a cache prunes the older caches of that folder.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadCatalogue, loaderVersion } from '../../src/catalogue/load.js';
+import { CatalogueError } from '../../src/catalogue/problems.js';
+import { ROOT } from '../support/processes.js';
+
+const test = suite('catalogue cache');
+
+const SERVICE = "id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: error }\n";
+/** Accepted by a loader without the load-time schema compile; refused by this one. */
+const BAD_PARAMETER = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n    parameters: [{ name: n, schema: { type: integr } }]\n';
+const GOOD = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n';
+
+function catalogue(endpoints: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cat-cache-'));
+  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
+  for (const [name, text] of Object.entries({ 'demo/service.yaml': SERVICE, 'demo/endpoints/m.yaml': endpoints })) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+/**
+ * An "older loader": a copy of the compiled catalogue folder inside dist/ (so it resolves ajv and
+ * yaml from node_modules) whose build step lacks the schema compile.
+ */
+async function olderLoader(): Promise<{ loadCatalogue: typeof loadCatalogue; dir: string }> {
+  const dir = mkdtempSync(join(ROOT, 'dist', 'older-loader-'));
+  cpSync(join(ROOT, 'dist/src/catalogue'), dir, { recursive: true });
+  const build = join(dir, 'build.js');
+  const text = readFileSync(build, 'utf8');
+  assert.ok(text.includes('this.compileSchemas();'), 'the build step compiles schemas');
+  writeFileSync(build, text.replace('this.compileSchemas();', ''));
+  const mod = (await import(pathToFileURL(join(dir, 'load.js')).href)) as typeof import('../../src/catalogue/load.js');
+  assert.is.not(mod.loaderVersion(), loaderVersion(), 'a changed loader has another version');
+  return { loadCatalogue: mod.loadCatalogue, dir };
+}
+
+test('a catalogue cached by an older loader is checked again', async () => {
+  const cat = catalogue(BAD_PARAMETER);
+  const cacheDir = mkdtempSync(join(tmpdir(), 'cat-cache-dir-'));
+  const older = await olderLoader();
+  try {
+    assert.is(older.loadCatalogue(cat, { cacheDir }).fromCache, false);
+    assert.is(older.loadCatalogue(cat, { cacheDir }).fromCache, true, 'the older loader reads its own cache');
+    assert.is(readdirSync(cacheDir).length, 1);
+    try {
+      loadCatalogue(cat, { cacheDir });
+      assert.unreachable('the current loader must not take the older cache');
+    } catch (e) {
+      if (!(e instanceof CatalogueError)) throw e;
+      assert.match(e.message, /m\.yaml:5: GET \/v1\/a: parameter n: schema does not compile/);
+    }
+  } finally {
+    for (const d of [cat, cacheDir, older.dir]) rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('writing a cache prunes the older caches of the same folder, and only those', async () => {
+  const cat = catalogue(GOOD);
+  const cacheDir = mkdtempSync(join(tmpdir(), 'cat-cache-dir-'));
+  const older = await olderLoader();
+  try {
+    older.loadCatalogue(cat, { cacheDir });
+    const [olderFile] = readdirSync(cacheDir);
+    const otherFolder = 'catalogue-000000000000-0123456789abcdef0123456789abcdef.json';
+    const legacy = 'catalogue-0123456789abcdef0123456789abcdef.json'; // named before the folder part existed
+    const unrelated = 'notes.json';
+    for (const f of [otherFolder, legacy, unrelated]) writeFileSync(join(cacheDir, f), '{}');
+
+    const first = loadCatalogue(cat, { cacheDir });
+    assert.is(first.fromCache, false);
+    assert.is(loadCatalogue(cat, { cacheDir }).fromCache, true);
+    const left = readdirSync(cacheDir).sort();
+    assert.not.ok(left.includes(olderFile), `the older loader's cache ${olderFile} is pruned`);
+    assert.not.ok(left.includes(legacy), 'a cache named the old way is pruned');
+    assert.ok(left.includes(otherFolder), "another catalogue folder's cache is kept");
+    assert.ok(left.includes(unrelated));
+    assert.is(left.filter((f) => f.startsWith('catalogue-') && !f.startsWith('catalogue-000000000000-')).length, 1, left.join(', '));
+    assert.ok(existsSync(join(cacheDir, left.find((f) => f !== otherFolder && f.startsWith('catalogue-'))!)));
+  } finally {
+    for (const d of [cat, cacheDir, older.dir]) rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test.run();
