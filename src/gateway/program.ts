@@ -3,8 +3,8 @@
 // Everything that could fail at request time because of the catalogue or the configuration fails
 // here, at start-up, instead (a builder the catalogue names but the gateway lacks, a proxied
 // service with no upstream is still allowed: it answers 502 naming the missing upstream).
-import { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
+import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import type { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
@@ -41,10 +41,9 @@ export function compileProgram(o: ProgramOptions): Program {
     crossSite: { services: o.credentialed, origins: new Set([...origins].filter((x) => x !== '*')), hosts: new Set(o.allowedHosts.map((h) => h.toLowerCase())) },
     strict: o.strict,
     bodyLimit: o.bodyLimit,
-    // Query and form values arrive as text and are coerced to the schema's types; JSON bodies
-    // already carry types, so a number where a string is expected is an error, not a conversion.
-    paramAjv: new Ajv({ coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true }),
-    bodyAjv: new Ajv({ allErrors: false, strict: false, allowUnionTypes: true }),
+    // The same ajv options the catalogue check compiled every schema with at load.
+    paramAjv: createParamAjv(),
+    bodyAjv: createBodyAjv(),
     upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, new URL(v)])),
     plugins: o.plugins,
     proxy: o.proxy,

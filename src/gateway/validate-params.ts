@@ -4,6 +4,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { existsAt, lifecycleFacts } from '../catalogue/lifecycle.js';
 import type { Constraint, Parameter } from '../catalogue/model.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
+import { parameterSchema } from '../catalogue/validators.js';
 import { GatewayError } from './errors.js';
 
 /** An endpoint or websocket method as the validator sees it at the pin. */
@@ -44,13 +45,7 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
   const lists = new Set<string>();
   for (const p of t.parameters) {
     byName.set(keyOf(p), p);
-    const schema: Record<string, unknown> = { ...p.schema };
-    if (p.enum) {
-      const values = t.view.enumValues(p.enum).map((v) => v.value);
-      // A list-valued parameter checks each item against the enum.
-      if (schema.type === 'array') schema.items = { ...(schema.items as object), enum: values };
-      else schema.enum = values;
-    }
+    const schema = parameterSchema(p, p.enum ? t.view.enumValues(p.enum).map((v) => v.value) : undefined);
     if (schema.type === 'array') lists.add(keyOf(p));
     properties[keyOf(p)] = schema;
   }

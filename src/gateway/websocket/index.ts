@@ -6,11 +6,12 @@
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Ajv } from 'ajv';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Service } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import { lifecycleFacts } from '../../catalogue/lifecycle.js';
+import type { Ajv } from 'ajv';
+import { createParamAjv } from '../../catalogue/validators.js';
 import type { Logger } from '../../log.js';
 import { connectUpstream, Relay, UpstreamConnectError, type Inspect } from '../../upstream/ws-relay.js';
 import { upstreamBase } from '../../upstream/upstream-base.js';
@@ -72,7 +73,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const { logger } = opts;
   // Websocket parameters are JSON values; coercion keeps the check as lenient on scalar types as the
   // REST path is on query text (the forwarded frame is the client's bytes either way).
-  const ajv = new Ajv({ coerceTypes: true, allErrors: false, strict: false });
+  const ajv = createParamAjv();
   const services = opts.views.map((view) => serviceWs(view, opts.upstreams, ajv, opts.strict));
   const streamsService = services.find((s) => s.view.service.streams.length > 0);
   const wsApiService = services.find((s) => s.view.service.wsMethods.length > 0);
