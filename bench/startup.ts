@@ -82,44 +82,65 @@ rmSync(cacheDir, { recursive: true, force: true });
 interface ProfileNode { id: number; callFrame: { url: string; functionName: string }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
-/** Self time of one gateway start-up under --cpu-prof, grouped by npm package or source folder. */
+/**
+ * Where one gateway start-up goes, in one process that imports the gateway, starts it, gets its first
+ * 200 and exits by itself (a killed process writes no profile): the split between module loading and
+ * start-up work, the packages loaded, CPU self time by package, and each package's import cost alone.
+ */
 async function profile(): Promise<void> {
-  // In one process that starts the gateway, gets its first 200 and exits by itself (a killed
-  // process writes no profile).
   const port = await freePort();
+  const dist = (p: string) => JSON.stringify(join(root, 'dist', p));
   const script = `
-    const { readConfig } = await import(${JSON.stringify(join(root, 'dist/src/config.js'))});
-    const { startGateway } = await import(${JSON.stringify(join(root, 'dist/src/server.js'))});
-    const { createLogger } = await import(${JSON.stringify(join(root, 'dist/src/log.js'))});
+    import { createRequire } from 'node:module';
+    const t0 = performance.now();
+    const { readConfig } = await import(${dist('src/config.js')});
+    const { startGateway } = await import(${dist('src/server.js')});
+    const { createLogger } = await import(${dist('src/log.js')});
+    const t1 = performance.now();
     const running = await startGateway(readConfig(['--port', '${port}'], {}), { logger: createLogger('error') });
+    const t2 = performance.now();
     const res = await fetch(running.url + '/_gateway/health');
     if (res.status !== 200) throw new Error('health ' + res.status);
-    await running.close();`;
+    const t3 = performance.now();
+    await running.close();
+    // CommonJS packages (koa, undici, ajv, ws, ...) land in require.cache even when imported from ESM.
+    const packages = {};
+    for (const f of Object.keys(createRequire(import.meta.url).cache)) {
+      const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f);
+      if (m) packages[m[1]] = (packages[m[1]] ?? 0) + 1;
+    }
+    console.log(JSON.stringify({ bootMs: t0, importMs: t1 - t0, startMs: t2 - t1, firstOkMs: t3 - t2, packages }));`;
   const profDir = mkdtempSync(join(tmpdir(), 'bench-startup-prof-'));
-  const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '100', '--input-type=module', '-e', script], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, '--input-type=module', '-e', script], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`profiled start-up failed: ${r.stderr}`);
+  const phases = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { bootMs: number; importMs: number; startMs: number; firstOkMs: number; packages: Record<string, number> };
   const prof = JSON.parse(readFileSync(join(profDir, readdirSync(profDir)[0]), 'utf8')) as Profile;
   rmSync(profDir, { recursive: true, force: true });
+  console.log(`\none profiled start-up (under --cpu-prof, so slower): node boot to first line ${phases.bootMs.toFixed(0)} ms; importing the gateway's modules ${phases.importMs.toFixed(0)} ms; startGateway() ${phases.startMs.toFixed(0)} ms; first 200 ${phases.firstOkMs.toFixed(0)} ms`);
+  console.log(`packages loaded (CommonJS files): ${Object.entries(phases.packages).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   prof.samples.forEach((id, i) => {
     const key = owner(byId.get(id)!.callFrame);
     self.set(key, (self.get(key) ?? 0) + prof.timeDeltas[i] / 1000);
   });
-  const total = (prof.endTime - prof.startTime) / 1000;
-  console.log(`\nwhere one in-process start-up goes (node --cpu-prof, self time, ${total.toFixed(0)} ms profiled):`);
-  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${ms.toFixed(1).padStart(7)} ms  ${k}`);
+  console.log(`CPU self time by owner (${((prof.endTime - prof.startTime) / 1000).toFixed(0)} ms profiled; "Node internals" is mostly the module loader reading and compiling files):`);
+  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`  ${ms.toFixed(1).padStart(7)} ms  ${k}`);
 
-  console.log('\neach module imported alone in a fresh process (median of 5, ms above `node -e 0` with an empty import):');
-  const mods = ['koa', '@koa/router', '@koa/cors', 'ajv', 'undici', 'ws', 'yaml', 'node-forge', '@emurgo/cardano-serialization-lib-nodejs',
-    ...['src/catalogue/load.js', 'src/gateway/app.js', 'src/gateway/websocket/index.js', 'src/upstream/proxy.js', 'src/builders/registry.js', 'src/server.js']
-      .map((p) => join(root, 'dist', p))];
+  // Each package's first import alone, in a fresh process: what making it lazy would save at most.
   const importMs = (spec: string) => {
-    const code = `const t = performance.now(); ${spec ? `await import(${JSON.stringify(spec)});` : ''} console.log(performance.now() - t);`;
-    return median(Array.from({ length: 5 }, () => Number(spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).stdout)));
+    const code = `const t = performance.now(); await import(${JSON.stringify(spec)}); console.log(performance.now() - t);`;
+    return median(Array.from({ length: 7 }, () => Number(spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).stdout)));
   };
-  const rows = mods.filter((m) => !m.startsWith(root) || existsJs(m)).map((m) => [m.replace(join(root, 'dist/'), ''), importMs(m)] as const);
-  for (const [m, ms] of [...rows].sort((a, b) => b[1] - a[1])) console.log(`  ${ms.toFixed(1).padStart(7)} ms  ${m}`);
+  const mine = ['src/catalogue/load.js', 'src/gateway/app.js', 'src/gateway/proxy-path.ts', 'src/gateway/websocket/index.js', 'src/upstream/proxy.js', 'src/server.js']
+    .map((p) => join(root, 'dist', p.replace(/\.ts$/, '.js'))).filter(existsJs);
+  const specs = [...Object.keys(phases.packages).filter((p) => existsJs(join(root, 'node_modules', p, 'package.json'))), ...mine];
+  // The first import of anything costs the ESM loader's own start; measured on an empty module.
+  const floor = importMs('data:text/javascript,');
+  console.log(`import cost of each loaded package (and of some gateway modules with all they import), alone in a fresh process, median of 7, minus ${floor.toFixed(1)} ms for importing an empty module; top 16:`);
+  const rows = specs.map((m) => [m.replace(join(root, 'dist/'), ''), importMs(m) - floor] as const);
+  for (const [m, ms] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, 16)) console.log(`  ${ms.toFixed(1).padStart(7)} ms  ${m}`);
 }
 
 function existsJs(p: string): boolean {
@@ -129,7 +150,7 @@ function existsJs(p: string): boolean {
 /** The npm package (node_modules/<pkg>) or source folder (dist/src/<dir>) a frame belongs to. */
 function owner(f: { url: string; functionName: string }): string {
   if (!f.url) return f.functionName.startsWith('(') ? f.functionName : '(native / V8)';
-  if (f.url.startsWith('node:')) return `node:${f.url.slice(5).split('/')[0]} (Node internals)`;
+  if (f.url.startsWith('node:')) return 'Node internals';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f.url);
   if (pkg) return pkg[1];
   const src = /dist\/(src|bench|tools)\/((?:[^/]+\/)?)/.exec(f.url);
