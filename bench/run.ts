@@ -10,6 +10,8 @@ const BENCHES: [string, string[]][] = [
   ['builders.js', ['--seconds', '1']],
   ['signing.js', []],
   ['websocket.js', []],
+  ['startup.js', []],
+  ['soak.js', []],
 ];
 
 let failed = 0;

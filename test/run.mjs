@@ -1,44 +1,106 @@
-// Runs every uvu test file compiled under dist/test and ends with the line CI reads:
+// Runs the uvu test files compiled under dist/test and ends with the line CI reads:
 // "N passed, N failed[, N skipped]". Each file runs in its own process so one file's servers,
-// timers or WASM memory cannot leak into the next; exit status is non-zero if anything failed.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+// timers or WASM memory cannot leak into the next; files run in parallel, TEST_CONCURRENCY at a
+// time (default: one per core). Exit status is non-zero if anything failed.
+//   node test/run.mjs [--soak] [path-regex]
+// --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
+// TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
+import { spawn } from 'node:child_process';
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const testDir = join(root, 'dist', 'test');
-const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
+const args = process.argv.slice(2);
+const soak = args.includes('--soak');
+const pattern = args.find((a) => !a.startsWith('--'));
+const filter = pattern ? new RegExp(pattern) : null;
+const suffix = soak ? '.soak.js' : '.test.js';
+const concurrency = Number(process.env.TEST_CONCURRENCY) || availableParallelism();
+const FILE_TIMEOUT_MS = 15 * 60_000;
+// Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
+const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');
+const preload = new URL('./count-assertions/register.mjs', import.meta.url).href;
 
 function files(dir) {
   return readdirSync(dir).sort().flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return files(p);
-    return name.endsWith('.test.js') ? [p] : [];
+    return name.endsWith(suffix) ? [p] : [];
   });
 }
 
+function readDurations() {
+  try { return JSON.parse(readFileSync(durationsFile, 'utf8')); } catch { return {}; }
+}
+
+/** Run one file; resolve with its combined output, exit status and wall time. */
+function runFile(file) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--expose-gc', '--import', preload, file], {
+      cwd: root, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    const timer = setTimeout(() => { out += `\n[run.mjs] killed after ${FILE_TIMEOUT_MS / 60_000} min\n`; child.kill('SIGKILL'); }, FILE_TIMEOUT_MS);
+    child.once('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ out, status: status ?? signal, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Counts from uvu's summary; a crash before the summary or a file that ran no test is a failure. */
+function judge({ out, status }) {
+  const num = (re) => Number(re.exec(out)?.[1] ?? 0);
+  const total = num(/Total:\s+(\d+)/), ok = num(/Passed:\s+(\d+)/), skip = num(/Skipped:\s+(\d+)/);
+  let bad = total - ok - skip;
+  let why = '';
+  if (!/Total:\s+\d+/.test(out)) { why = `no uvu summary (exit ${status}): the file crashed or never called .run()`; bad = Math.max(1, bad); }
+  else if (total === 0) { why = 'ran no test (uvu printed "Total: 0"): a test file must run at least one test'; bad = 1; }
+  else if (status !== 0 && bad <= 0) { why = `exit ${status} after its tests passed`; bad = 1; }
+  return { total, ok, skip, bad, why };
+}
+
+const selected = files(testDir).filter((f) => !filter || filter.test(relative(root, f)));
+const previous = readDurations();
+const queue = [...selected].sort((a, b) => (previous[relative(root, b)] ?? Infinity) - (previous[relative(root, a)] ?? Infinity));
+const durations = { ...previous };
+
 let passed = 0, failed = 0, skipped = 0;
 const failures = [];
-for (const file of files(testDir)) {
-  const rel = relative(root, file);
-  if (filter && !filter.test(rel)) continue;
-  const started = Date.now();
-  const r = spawnSync(process.execPath, ['--expose-gc', file], { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' }, timeout: 15 * 60_000 });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const ok = Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const skip = Number(/Skipped:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  // A file that crashed before uvu's summary counts as one failure.
-  const bad = r.status !== 0 && total === ok ? Math.max(1, total - ok) : total - ok - skip;
-  passed += ok; skipped += skip; failed += Math.max(0, bad);
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`${bad > 0 || r.status !== 0 ? 'FAIL' : 'ok  '} ${rel} (${ok}/${total}, ${secs}s)`);
-  if (bad > 0 || r.status !== 0) {
-    failures.push(rel);
-    process.stdout.write(out.split('\n').map((l) => `    ${l}`).join('\n') + '\n');
+async function worker() {
+  for (let file = queue.shift(); file; file = queue.shift()) {
+    const rel = relative(root, file);
+    const r = await runFile(file);
+    const { total, ok, skip, bad, why } = judge(r);
+    durations[rel] = r.ms;
+    passed += ok; skipped += skip; failed += Math.max(0, bad);
+    const lines = [`${bad > 0 ? 'FAIL' : 'ok  '} ${rel} (${ok}/${total}, ${(r.ms / 1000).toFixed(1)}s)`];
+    if (bad > 0) {
+      failures.push(rel);
+      if (why) lines.push(`    [run.mjs] ${rel}: ${why}`);
+      lines.push(r.out.split('\n').map((l) => `    ${l}`).join('\n'));
+    }
+    // One write per file, so parallel files' output never interleaves.
+    process.stdout.write(lines.join('\n') + '\n');
   }
 }
-if (failures.length) console.log(`\nfailed files:\n  ${failures.join('\n  ')}`);
+
+const started = Date.now();
+if (selected.length === 0) {
+  console.log(`no ${suffix} file under ${relative(root, testDir)}${filter ? ` matches /${pattern}/` : ''}`);
+  failed = 1;
+} else {
+  await Promise.all(Array.from({ length: Math.min(concurrency, selected.length) }, worker));
+  writeFileSync(durationsFile, JSON.stringify(durations, null, 1));
+  console.log(`\n${selected.length} file(s), ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(1)}s`);
+}
+if (failures.length) console.log(`failed files:\n  ${failures.sort().join('\n  ')}`);
+if (process.env.TEST_TOTALS_FILE) appendFileSync(process.env.TEST_TOTALS_FILE, `${passed} ${failed} ${skipped}\n`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exitCode = failed > 0 || failures.length ? 1 : 0;
