@@ -5,7 +5,7 @@ import { assemble, minUtxoLovelace } from './assemble.js';
 import { AssetMap, LOVELACE } from './assets.js';
 import { SELECTION_THRESHOLD, selectUtxos } from './coin-selection.js';
 import { inputError } from './errors.js';
-import { type EvaluationFailure, evaluateScripts } from './evaluate.js';
+import { type EvaluationFailure, type RedeemerTag, checkExecutionBudget, evaluateScripts } from './evaluate.js';
 import type { Budget, PlanInput, PlanMint, TxPlan, Utxo } from './tx-plan.js';
 
 /** Headroom the reference adds on top of evaluated budgets, in percent. */
@@ -38,6 +38,8 @@ export async function complete(plan: TxPlan, wallet: Wallet): Promise<string> {
   // As the reference: the evaluator resolves the spent inputs (script input and selected wallet
   // UTxOs, with their inline datums); collateral plays no part in a script's context.
   const resolved = sorted.inputs.map((i) => i.utxo);
+  // The bounded evaluator also wants the collateral resolved (it checks every input the tx names).
+  await checkExecutionBudget(firstPass, [...resolved, ...sorted.collaterals.map((c) => c.utxo)], (tag, index) => redeemerSource(sorted, tag, index));
   const evaluated = await evaluateScripts(firstPass, resolved, (failures) => evaluationError(sorted, failures));
   return assemble(withBudgets(sorted, evaluated), selected);
 }
@@ -94,6 +96,10 @@ function withBudgets(plan: TxPlan, evaluated: Awaited<ReturnType<typeof evaluate
     }
   }
   return { ...plan, inputs, mints };
+}
+
+function redeemerSource(plan: TxPlan, tag: RedeemerTag, index: number): string | undefined {
+  return tag === 'SPEND' ? plan.inputs[index]?.path : tag === 'MINT' ? plan.mints[index]?.path : undefined;
 }
 
 function evaluationError(plan: TxPlan, failures: EvaluationFailure[]): Error {
