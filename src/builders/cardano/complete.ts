@@ -20,7 +20,12 @@ export interface Wallet {
 export async function complete(plan: TxPlan, wallet: Wallet): Promise<string> {
   if (wallet.utxos.length === 0) throw inputError(wallet.path, 'empty list: at least one UTxO is needed to pay the fee');
 
-  const selected = selectUtxos(wallet.utxos, requiredValue(plan), SELECTION_THRESHOLD, wallet.path).map((utxo) => ({
+  let chosen = selectUtxos(wallet.utxos, requiredValue(plan, false), SELECTION_THRESHOLD, wallet.path);
+  // The reference's selection ignores burns, so it succeeds only when the UTxOs it picks for
+  // lovelace happen to hold the burned tokens. Then keep its choice (same bytes); otherwise,
+  // where the reference would fail, select for the burned tokens too.
+  if (burnsUncovered(plan, chosen)) chosen = selectUtxos(wallet.utxos, requiredValue(plan, true), SELECTION_THRESHOLD, wallet.path);
+  const selected = chosen.map((utxo) => ({
     utxo,
     path: `${wallet.path}[${wallet.utxos.indexOf(utxo)}]`,
   }));
@@ -47,9 +52,11 @@ export async function complete(plan: TxPlan, wallet: Wallet): Promise<string> {
 /**
  * What selection must cover: the outputs (an output without lovelace counts its min-ADA), less
  * the inputs already placed and the minted tokens, per unit clamped at zero as the reference's
- * unsigned `Value` does. Collateral is not counted.
+ * unsigned `Value` does. Collateral is not counted. A burn, in the reference, subtracts its
+ * amount cast to u64 (2^64 − n), which removes the unit; with `selectBurns` it adds the burned
+ * amount instead, so selection finds the tokens.
  */
-function requiredValue(plan: TxPlan): AssetMap {
+function requiredValue(plan: TxPlan, selectBurns: boolean): AssetMap {
   const required = new AssetMap();
   for (const output of plan.outputs) {
     required.addAll(output.amount);
@@ -57,8 +64,23 @@ function requiredValue(plan: TxPlan): AssetMap {
     if (lovelace === 0n) required.add(LOVELACE, minUtxoLovelace(output));
   }
   for (const input of plan.inputs) required.subtractAll(input.utxo.amount);
-  for (const mint of plan.mints) required.subtract(mint.policyId + mint.assetName, mint.quantity);
+  for (const mint of plan.mints) {
+    const unit = mint.policyId + mint.assetName;
+    if (mint.quantity > 0n) required.subtract(unit, mint.quantity);
+    else if (selectBurns) required.add(unit, -mint.quantity);
+    else required.subtract(unit, required.get(unit));
+  }
   return required;
+}
+
+/** Whether the plan's own inputs and `selected` hold less of some burned token than is burned. */
+function burnsUncovered(plan: TxPlan, selected: readonly Utxo[]): boolean {
+  const burns = plan.mints.filter((m) => m.quantity < 0n);
+  if (burns.length === 0) return false;
+  const held = new AssetMap();
+  for (const input of plan.inputs) held.addAll(input.utxo.amount);
+  for (const utxo of selected) held.addAll(utxo.amount);
+  return burns.some((m) => held.get(m.policyId + m.assetName) < -m.quantity);
 }
 
 const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
