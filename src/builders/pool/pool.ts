@@ -11,6 +11,8 @@ import { Piscina } from 'piscina';
 import { BuilderBusyError, BuilderDeadlineError, BuilderError, fromWire } from '../errors.js';
 import { MAX_TX_EX_UNITS } from '../cardano/execution-budget.js';
 import type { Budget } from '../cardano/tx-plan.js';
+import type { BuilderPlugin, PluginRegistry } from '../plugin.js';
+import { builtinPlugins } from '../registry.js';
 import type { BuildTask, WorkerSettings } from './protocol.js';
 import type { WorkerAnswer } from './worker.js';
 
@@ -147,4 +149,13 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
       meanRunMs: Math.round(meanRunMs() * 100) / 100,
     }),
   };
+}
+
+/**
+ * The pool as a PluginRegistry (one plugin per name, each a `pool.run`), for code that takes
+ * plugins: the gateway keeps its start-up check that every catalogue builder exists. Names
+ * default to the built-in builders'; loading the registry here loads no WASM.
+ */
+export function poolPlugins(pool: BuilderPool, names: Iterable<string> = builtinPlugins.keys()): PluginRegistry {
+  return new Map<string, BuilderPlugin>([...names].map((name) => [name, (body: unknown) => pool.run(name, body)]));
 }
