@@ -2,7 +2,7 @@
 // machine has 2 cores, shared), and the main process's RSS over many builds (sampled every
 // 2 000 builds; it should stay flat once the workers have loaded their WASM).
 //
-//   node dist/bench/builders-pool.js [--seconds S] [--builds N]   (defaults: 3 s per rate, 20 000 builds)
+//   node dist/bench/builders-pool.js [--seconds S] [--builds N]   (defaults: 3 s per rate and round, 20 000 builds)
 import { createBuilderPool } from '../src/builders/pool/pool.js';
 import { unlockFundRequest } from '../test/builders/cardano/fixtures.js';
 
@@ -38,9 +38,15 @@ async function rate(threads: number): Promise<number> {
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
-const one = await rate(1);
-const two = await rate(2);
-console.log(`unlock_fund through the pool: 1 thread ${one.toFixed(0)} builds/s, 2 threads ${two.toFixed(0)} builds/s, ratio ${(two / one).toFixed(2)}`);
+// Interleaved rounds, best of each: on a shared machine a single round mostly measures the neighbours.
+const ROUNDS = 3;
+let one = 0;
+let two = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  one = Math.max(one, await rate(1));
+  two = Math.max(two, await rate(2));
+}
+console.log(`unlock_fund through the pool (best of ${ROUNDS}): 1 thread ${one.toFixed(0)} builds/s, 2 threads ${two.toFixed(0)} builds/s, ratio ${(two / one).toFixed(2)}`);
 
 // RSS of this process (main thread + worker threads share it) over BUILDS builds on 2 threads.
 const pool = createBuilderPool({ threads: 2, maxQueue: 8 });
