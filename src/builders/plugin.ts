@@ -2,12 +2,7 @@
 // to a JSON result. The catalogue names the plugin of each endpoint (`builder: <name>`).
 
 /** Thrown by a plugin for bad input: the gateway answers 400 with this message. */
-export class BuilderInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BuilderInputError';
-  }
-}
+export { BuilderInputError } from './errors.js';
 
 export type BuilderPlugin = (body: unknown) => Promise<unknown>;
 

@@ -5,7 +5,7 @@ import { assemble, minUtxoLovelace } from './assemble.js';
 import { AssetMap, LOVELACE } from './assets.js';
 import { SELECTION_THRESHOLD, selectUtxos } from './coin-selection.js';
 import { inputError } from './errors.js';
-import { type EvaluationFailure, evaluateScripts } from './evaluate.js';
+import { type EvaluationFailure, type RedeemerTag, checkExecutionBudget, evaluateScripts } from './evaluate.js';
 import type { Budget, PlanInput, PlanMint, TxPlan, Utxo } from './tx-plan.js';
 
 /** Headroom the reference adds on top of evaluated budgets, in percent. */
@@ -20,7 +20,12 @@ export interface Wallet {
 export async function complete(plan: TxPlan, wallet: Wallet): Promise<string> {
   if (wallet.utxos.length === 0) throw inputError(wallet.path, 'empty list: at least one UTxO is needed to pay the fee');
 
-  const selected = selectUtxos(wallet.utxos, requiredValue(plan), SELECTION_THRESHOLD, wallet.path).map((utxo) => ({
+  let chosen = selectUtxos(wallet.utxos, requiredValue(plan, false), SELECTION_THRESHOLD, wallet.path);
+  // The reference's selection ignores burns, so it succeeds only when the UTxOs it picks for
+  // lovelace happen to hold the burned tokens. Then keep its choice (same bytes); otherwise,
+  // where the reference would fail, select for the burned tokens too.
+  if (burnsUncovered(plan, chosen)) chosen = selectUtxos(wallet.utxos, requiredValue(plan, true), SELECTION_THRESHOLD, wallet.path);
+  const selected = chosen.map((utxo) => ({
     utxo,
     path: `${wallet.path}[${wallet.utxos.indexOf(utxo)}]`,
   }));
@@ -38,6 +43,8 @@ export async function complete(plan: TxPlan, wallet: Wallet): Promise<string> {
   // As the reference: the evaluator resolves the spent inputs (script input and selected wallet
   // UTxOs, with their inline datums); collateral plays no part in a script's context.
   const resolved = sorted.inputs.map((i) => i.utxo);
+  // The bounded evaluator also wants the collateral resolved (it checks every input the tx names).
+  await checkExecutionBudget(firstPass, [...resolved, ...sorted.collaterals.map((c) => c.utxo)], (tag, index) => redeemerSource(sorted, tag, index));
   const evaluated = await evaluateScripts(firstPass, resolved, (failures) => evaluationError(sorted, failures));
   return assemble(withBudgets(sorted, evaluated), selected);
 }
@@ -45,9 +52,11 @@ export async function complete(plan: TxPlan, wallet: Wallet): Promise<string> {
 /**
  * What selection must cover: the outputs (an output without lovelace counts its min-ADA), less
  * the inputs already placed and the minted tokens, per unit clamped at zero as the reference's
- * unsigned `Value` does. Collateral is not counted.
+ * unsigned `Value` does. Collateral is not counted. A burn, in the reference, subtracts its
+ * amount cast to u64 (2^64 − n), which removes the unit; with `selectBurns` it adds the burned
+ * amount instead, so selection finds the tokens.
  */
-function requiredValue(plan: TxPlan): AssetMap {
+function requiredValue(plan: TxPlan, selectBurns: boolean): AssetMap {
   const required = new AssetMap();
   for (const output of plan.outputs) {
     required.addAll(output.amount);
@@ -55,8 +64,23 @@ function requiredValue(plan: TxPlan): AssetMap {
     if (lovelace === 0n) required.add(LOVELACE, minUtxoLovelace(output));
   }
   for (const input of plan.inputs) required.subtractAll(input.utxo.amount);
-  for (const mint of plan.mints) required.subtract(mint.policyId + mint.assetName, mint.quantity);
+  for (const mint of plan.mints) {
+    const unit = mint.policyId + mint.assetName;
+    if (mint.quantity > 0n) required.subtract(unit, mint.quantity);
+    else if (selectBurns) required.add(unit, -mint.quantity);
+    else required.subtract(unit, required.get(unit));
+  }
   return required;
+}
+
+/** Whether the plan's own inputs and `selected` hold less of some burned token than is burned. */
+function burnsUncovered(plan: TxPlan, selected: readonly Utxo[]): boolean {
+  const burns = plan.mints.filter((m) => m.quantity < 0n);
+  if (burns.length === 0) return false;
+  const held = new AssetMap();
+  for (const input of plan.inputs) held.addAll(input.utxo.amount);
+  for (const utxo of selected) held.addAll(utxo.amount);
+  return burns.some((m) => held.get(m.policyId + m.assetName) < -m.quantity);
 }
 
 const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
@@ -94,6 +118,10 @@ function withBudgets(plan: TxPlan, evaluated: Awaited<ReturnType<typeof evaluate
     }
   }
   return { ...plan, inputs, mints };
+}
+
+function redeemerSource(plan: TxPlan, tag: RedeemerTag, index: number): string | undefined {
+  return tag === 'SPEND' ? plan.inputs[index]?.path : tag === 'MINT' ? plan.mints[index]?.path : undefined;
 }
 
 function evaluationError(plan: TxPlan, failures: EvaluationFailure[]): Error {

@@ -85,3 +85,17 @@ export function quantity(value: unknown, path: string, max: bigint = U64_MAX): b
   if (n > max) throw inputError(path, `quantity ${value} exceeds the maximum ${max}`);
   return n;
 }
+
+/**
+ * A mint amount: a signed decimal integer string within the chain's i64 (negative burns), never
+ * zero.
+ */
+export function signedQuantity(value: unknown, path: string, max: bigint): bigint {
+  if (typeof value !== 'string') throw inputError(path, `expected a decimal integer string, got ${describe(value)}`);
+  if (!/^-?\d+$/.test(value)) throw inputError(path, `not a decimal integer: ${JSON.stringify(value)}`);
+  const n = BigInt(value);
+  if (n === 0n) throw inputError(path, 'must be greater than zero to mint, or less than zero to burn');
+  if (n > max) throw inputError(path, `quantity ${value} exceeds the maximum ${max}`);
+  if (n < -max - 1n) throw inputError(path, `quantity ${value} is below the minimum ${-max - 1n}`);
+  return n;
+}

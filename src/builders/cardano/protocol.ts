@@ -3,6 +3,7 @@
 // TransactionBuilder.new copies it, so sharing it across builds is safe.
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { type Arena, withArena } from './arena.js';
+import { MAX_TX_EX_UNITS } from './execution-budget.js';
 
 export const PROTOCOL = {
   minFeeA: 44n,
@@ -17,6 +18,8 @@ export const PROTOCOL = {
   refScriptCostPerByte: 15n,
   collateralPercent: 150,
   maxCollateralInputs: 3,
+  /** Max execution units per transaction: the Plutus budget of every script build. */
+  maxTxExUnits: MAX_TX_EX_UNITS,
 } as const;
 
 const big = (n: bigint) => CSL.BigNum.from_str(n.toString());

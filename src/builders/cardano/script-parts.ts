@@ -1,13 +1,13 @@
 // Request parts shared by the script builders: a script UTxO to unlock and a token to mint.
 import { paymentScriptHash } from './address.js';
-import { LOVELACE, assetNameOf, parseAsset, policyOf } from './assets.js';
+import { LOVELACE, assetNameOf, checkUnit, policyOf } from './assets.js';
 import { inputError } from './errors.js';
-import { type JsonObject, field, join } from './json-fields.js';
+import { type JsonObject, asObject, field, join, signedQuantity, stringField } from './json-fields.js';
 import { checkPlutusDataCbor, plutusDataField, scriptField, scriptHash, versionHint } from './plutus.js';
 import { type LanguageVersion, type PlanInput, type PlanMint, ZERO_BUDGET } from './tx-plan.js';
 import { utxoField } from './utxo.js';
 
-/** Mint amounts are signed 64-bit on chain. */
+/** Mint amounts are signed 64-bit on chain; a negative one burns. */
 const MINT_MAX = 2n ** 63n - 1n;
 
 /** `{ scriptUtxo, redeemer, script }` under `path`: a script input spent with its inline datum. */
@@ -29,12 +29,12 @@ export function parseUnlock(obj: JsonObject, path: string, version: LanguageVers
   return { utxo, spend: { script, redeemer, exUnits: ZERO_BUDGET }, path: utxoPath };
 }
 
-/** `{ toMintAsset, redeemer, script }` under `path`: mint `quantity` of the script's policy. */
+/** `{ toMintAsset, redeemer, script }` under `path`: mint (or, negative, burn) `quantity` of the script's policy. */
 export function parseMint(obj: JsonObject, path: string, version: LanguageVersion, builder: string): PlanMint {
   const assetPath = join(path, 'toMintAsset');
-  const asset = parseAsset(field(obj, 'toMintAsset', path), assetPath, MINT_MAX);
+  const assetObj = asObject(field(obj, 'toMintAsset', path), assetPath);
+  const asset = { unit: checkUnit(stringField(assetObj, 'unit', assetPath), `${assetPath}.unit`), quantity: signedQuantity(field(assetObj, 'quantity', assetPath), `${assetPath}.quantity`, MINT_MAX) };
   if (asset.unit === LOVELACE) throw inputError(`${assetPath}.unit`, 'lovelace cannot be minted; expected a policy id followed by an asset name');
-  if (asset.quantity === 0n) throw inputError(`${assetPath}.quantity`, 'must be greater than zero');
   const redeemer = plutusDataField(obj, 'redeemer', path);
   const script = scriptField(obj, 'script', path, version);
   const hash = scriptHash(script);

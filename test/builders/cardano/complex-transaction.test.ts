@@ -32,7 +32,7 @@ test('V2 spend + two V2 mints, sorted by policy, every redeemer evaluated', asyn
 test('field paths in errors are nested (toMint2.toMintAsset.quantity, toUnlock.redeemer)', async () => {
   const req = complexTransactionRequest();
   req.toMint2.toMintAsset.quantity = 'lots';
-  await rejects(() => build(req), /^toMint2\.toMintAsset\.quantity: not a non-negative decimal integer/);
+  await rejects(() => build(req), /^toMint2\.toMintAsset\.quantity: not a decimal integer/);
   const bad = complexTransactionRequest();
   bad.toUnlock.redeemer = '{"int": }';
   await rejects(() => build(bad), /^toUnlock\.redeemer: invalid Plutus data JSON \(detailed schema\)/);

@@ -1,0 +1,31 @@
+// The entry of a builder worker thread: runs one build and answers plain data, so a refusal
+// crosses back to the main thread with its class intact (see ../errors.ts). CSL and the
+// evaluator load lazily, per worker, on the first build that needs them (the registry's plugins
+// are dynamic imports). A bug (TypeError…) is rethrown: piscina rejects the caller with it.
+import { workerData } from 'node:worker_threads';
+import { BuilderError, type WireError, toWire } from '../errors.js';
+import { setExecutionBudget } from '../cardano/execution-budget.js';
+import type { PluginRegistry } from '../plugin.js';
+import type { BuildTask, WorkerSettings } from './protocol.js';
+
+export type WorkerAnswer = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+const settings = workerData as WorkerSettings;
+if (settings.executionBudget) setExecutionBudget(settings.executionBudget);
+
+const registry: Promise<PluginRegistry> = import(settings.pluginsModule).then((m: { default?: PluginRegistry; builtinPlugins?: PluginRegistry }) => {
+  const plugins = m.default ?? m.builtinPlugins;
+  if (!plugins) throw new Error(`${settings.pluginsModule} exports no plugin registry (default or builtinPlugins)`);
+  return plugins;
+});
+
+export default async function build(task: BuildTask): Promise<WorkerAnswer> {
+  const plugin = (await registry).get(task.builder);
+  if (!plugin) throw new Error(`no builder plugin "${task.builder}" in this worker`);
+  try {
+    return { ok: true, value: await plugin(task.body) };
+  } catch (e) {
+    if (e instanceof BuilderError) return { ok: false, error: toWire(e) };
+    throw e;
+  }
+}

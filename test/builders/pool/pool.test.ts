@@ -1,0 +1,116 @@
+// The builder pool: builds off the request loop, same bytes as a direct call, refusals that keep
+// their class across the thread boundary, a deadline that stops a stuck build and replaces its
+// worker, and a bounded queue.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import unlockFund from '../../../src/builders/cardano/unlock-fund.js';
+import { BuilderBusyError, BuilderDeadlineError, BuilderInputError } from '../../../src/builders/errors.js';
+import { createBuilderPool } from '../../../src/builders/pool/pool.js';
+import { ALICE, ALWAYS_SUCCEEDS_V3, ada, mintTokensRequest, scriptHash, sendLovelaceRequest, unlockFundRequest, utxo } from '../cardano/fixtures.js';
+import { verifyTx } from '../cardano/verify.js';
+import { withLagProbe } from './lag.js';
+
+const test = suite('builder pool');
+const TEST_PLUGINS = new URL('./test-plugins.js', import.meta.url);
+
+test('unlock_fund through the pool: the same bytes as a direct build', async () => {
+  const pool = createBuilderPool({ threads: 1 });
+  try {
+    const viaPool = (await pool.run('unlock_fund', unlockFundRequest())) as { txHex: string };
+    const direct = (await unlockFund(unlockFundRequest())) as { txHex: string };
+    assert.is(viaPool.txHex, direct.txHex);
+    assert.is(pool.stats().completed, 1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a bad request: BuilderInputError with the builder message, rebuilt on this side', async () => {
+  const pool = createBuilderPool({ threads: 1 });
+  try {
+    const body = { ...sendLovelaceRequest(), recipientAddress: 'addr_test1nope' };
+    const error = await pool.run('send_lovelace', body).then(() => null, (e: unknown) => e);
+    assert.instance(error, BuilderInputError);
+    assert.is((error as BuilderInputError).code, 'input');
+    assert.is((error as BuilderInputError).status, 400);
+    assert.match((error as Error).message, /^recipientAddress: /);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a build past the deadline: BuilderDeadlineError, worker replaced, next build answers', async () => {
+  const pool = createBuilderPool({ threads: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
+  try {
+    const started = performance.now();
+    const { value: error, maxLagMs } = await withLagProbe(() => pool.run('spin', {}).then(() => null, (e: unknown) => e));
+    const ms = performance.now() - started;
+    assert.instance(error, BuilderDeadlineError);
+    assert.is((error as BuilderDeadlineError).status, 503);
+    assert.match((error as Error).message, /^transaction: spin did not finish within the 1000 ms build deadline/);
+    assert.ok(ms < 1500, `answered after ${ms} ms`);
+    assert.ok(maxLagMs < 100, `main loop lagged ${maxLagMs} ms`);
+    // The stuck thread is gone; a fresh one (loading CSL anew) builds the next request.
+    const after = (await pool.run('send_lovelace', sendLovelaceRequest())) as { txHex: string };
+    assert.match(after.txHex, /^[0-9a-f]+$/);
+    assert.is(pool.stats().deadlines, 1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('queue full: BuilderBusyError with Retry-After, at once', async () => {
+  const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1500, retryAfterSeconds: 3, pluginsModule: TEST_PLUGINS });
+  try {
+    const running = pool.run('spin', {}).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100)); // let the worker take it
+    const queued = pool.run('spin', {}).catch((e: unknown) => e);
+    const started = performance.now();
+    const error = await pool.run('send_lovelace', sendLovelaceRequest()).then(() => null, (e: unknown) => e);
+    assert.ok(performance.now() - started < 50, 'refused without waiting');
+    assert.instance(error, BuilderBusyError);
+    assert.is((error as BuilderBusyError).status, 503);
+    assert.is((error as BuilderBusyError).retryAfterSeconds, 3);
+    assert.match((error as Error).message, /^transaction builders are busy: 1 thread\(s\) building and 1 request\(s\) queued \(limit 1\)/);
+    assert.is(pool.stats().busy, 1);
+    assert.instance(await running, BuilderDeadlineError);
+    assert.instance(await queued, BuilderDeadlineError);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('Retry-After defaults to an estimate of at least 1 s', async () => {
+  const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
+  try {
+    const running = pool.run('spin', {}).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    const queued = pool.run('spin', {}).catch((e: unknown) => e);
+    const error = (await pool.run('spin', {}).catch((e: unknown) => e)) as BuilderBusyError;
+    assert.instance(error, BuilderBusyError);
+    assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1, String(error.retryAfterSeconds));
+    await Promise.all([running, queued]);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a burn through the pool: a valid transaction (spec "Verifying")', async () => {
+  const pool = createBuilderPool({ threads: 1 });
+  try {
+    const mesh = scriptHash(ALWAYS_SUCCEEDS_V3, 'v3') + Buffer.from('MESH').toString('hex');
+    const req = { ...mintTokensRequest(-25n), inputs: [utxo('mesh', 0, ALICE.address, ada(20), [[mesh, 100n]])] };
+    const { txHex } = (await pool.run('mint_tokens', req)) as { txHex: string };
+    const d = verifyTx(txHex, { utxos: [...req.inputs, req.collateral], signers: 1 });
+    assert.is(d.outputs[0]!.assets.get(mesh), 75n);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('options are checked', () => {
+  assert.throws(() => createBuilderPool({ threads: 0 }), /threads must be a positive integer, got 0/);
+  assert.throws(() => createBuilderPool({ maxQueue: 1.5 }), /maxQueue must be a positive integer, got 1\.5/);
+});
+
+test.run();
