@@ -48,12 +48,18 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** Under --workers: a worker whose event loop is blocked this long is replaced (ms). */
   workerStallMs: number;
+  /** Worker threads running transaction builds (per process). */
+  builderThreads: number;
+  /** Builds waiting for a thread before further ones are refused 503. */
+  builderQueue: number;
+  /** Wall clock per build, queue wait included (ms); past it the worker is replaced and the client gets 503. */
+  builderDeadlineMs: number;
 }
 
 const FLAGS = [
   'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered',
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
-  'route-concurrency', 'shutdown-grace', 'worker-stall',
+  'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline',
 ] as const;
 const BOOLEANS = ['strict'] as const;
 const ENV: Record<string, string> = {
@@ -63,12 +69,13 @@ const ENV: Record<string, string> = {
   'cors-origin': 'GATEWAY_CORS_ORIGINS', 'allowed-host': 'GATEWAY_ALLOWED_HOSTS', 'max-pipelined': 'GATEWAY_MAX_PIPELINED',
   'max-connections': 'GATEWAY_MAX_CONNECTIONS', 'headers-timeout': 'GATEWAY_HEADERS_TIMEOUT_MS', 'keep-alive-timeout': 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
   'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
-  'worker-stall': 'GATEWAY_WORKER_STALL_MS',
+  'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
+  'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS',
 };
 const FILE_KEYS = [
   'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
-  'shutdownGraceMs', 'workerStallMs',
+  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs',
 ];
 
 export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
@@ -76,7 +83,8 @@ export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--hos
        [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
        [--ws-max-buffered <bytes>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
        [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
-       [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>]
+       [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
+       [--builder-queue <n>] [--builder-deadline <ms>]
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
@@ -109,7 +117,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     routeConcurrency: 0,
     shutdownGraceMs: int('shutdown-grace', get('shutdown-grace') ?? str(file.shutdownGraceMs) ?? '10000', 0, 600_000),
     workerStallMs: int('worker-stall', get('worker-stall') ?? str(file.workerStallMs) ?? '10000', 100, 600_000),
+    builderThreads: int('builder-threads', get('builder-threads') ?? str(file.builderThreads) ?? String(Math.max(1, availableParallelism() - 1)), 1, 256),
+    builderQueue: 0,
+    builderDeadlineMs: int('builder-deadline', get('builder-deadline') ?? str(file.builderDeadlineMs) ?? '10000', 100, 600_000),
   };
+  cfg.builderQueue = int('builder-queue', get('builder-queue') ?? str(file.builderQueue) ?? String(8 * cfg.builderThreads), 1, 100_000);
   // By default one route may hold a quarter of the upstream pool: a hung endpoint leaves the rest to others.
   cfg.routeConcurrency = int('route-concurrency', get('route-concurrency') ?? str(file.routeConcurrency) ?? String(Math.max(1, Math.floor(cfg.upstreamConnections / 4))), 1, 65_536);
   for (const r of releaseSpecs(args, env, file)) {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
+import type { BuilderPool } from './builders/pool/pool.js';
 import { UsageError } from './usage-error.js';
 import { loadCatalogue } from './catalogue/load.js';
 import { pinViews } from './catalogue/pin.js';
@@ -52,6 +53,19 @@ function refuseSocket(socket: Duplex, text: string): void {
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
+/**
+ * The builder pool, started on the first build: threads and WASM cost start-up time and memory a
+ * gateway that only proxies never needs. The registry's names are known without loading anything.
+ */
+function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; close(): Promise<void> } {
+  let pool: Promise<BuilderPool> | undefined;
+  const get = () => (pool ??= import('./builders/pool/pool.js').then((m) => m.createBuilderPool({
+    threads: config.builderThreads, maxQueue: config.builderQueue, deadlineMs: config.builderDeadlineMs,
+  })));
+  const plugins = new Map([...builtinPlugins.keys()].map((name) => [name, async (body: unknown) => (await get()).run(name, body)]));
+  return { plugins, close: async () => { if (pool) await (await pool).close(); } };
+}
+
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
 export function restUpstreams(catalogue: Catalogue, overrides: Record<string, string>): Record<string, string> {
   const kinds: readonly string[] = UPSTREAM_KINDS;
@@ -75,8 +89,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const views = pinViews(catalogue, config.release);
   const security = securityHooks(config, views, logger);
   let ready = false;
+  const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const gateway = createGateway({
-    views, plugins: opts.plugins ?? builtinPlugins, upstreams: restUpstreams(catalogue, config.upstreams),
+    views, plugins: opts.plugins ?? builders!.plugins, upstreams: restUpstreams(catalogue, config.upstreams),
     strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
     hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
     corsOrigins: config.corsOrigins, credentialed: security.credentialed, allowedHosts: config.allowedHosts ?? defaultHosts(config.host),
@@ -160,5 +175,6 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     server.closeAllConnections();
     await closed;
     await gateway.close();
+    await builders?.close();
   }
 }

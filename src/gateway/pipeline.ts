@@ -9,7 +9,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
-import { BuilderInputError, type PluginRegistry } from '../builders/plugin.js';
+import { BuilderError } from '../builders/errors.js';
+import type { PluginRegistry } from '../builders/plugin.js';
 import type { Cancellation, UpstreamProxy } from '../upstream/proxy.js';
 import { UpstreamError } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
@@ -187,8 +188,11 @@ async function build(p: Program, ex: Exchange, name: string, body: unknown): Pro
   try {
     result = await plugin(body);
   } catch (e) {
-    if (e instanceof BuilderInputError) throw new GatewayError('builder', e.message);
-    throw e;
+    if (!(e instanceof BuilderError)) throw e;
+    // Refused input (and an exhausted Plutus budget) is the client's: 400. A full queue or a build
+    // past its deadline is the gateway's capacity: 503, with Retry-After when the pool knows one.
+    if (e.status < 500) throw new GatewayError('builder', e.message);
+    throw new GatewayError('overloaded', e.message, { 'retry-after': String(e.retryAfterSeconds ?? 1) });
   }
   if (ex.cancellation.gone || ex.res.headersSent) return;
   const text = JSON.stringify(result);

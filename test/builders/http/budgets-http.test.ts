@@ -1,0 +1,75 @@
+// Issue 12 through the gateway: builds run off the request loop, so a never-terminating Plutus
+// script is a 400 within 2 s while health answers promptly throughout, and an oversized body is
+// refused by the catalogue's input limits before any transaction work.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { RunningGateway } from '../../../src/server.js';
+import { gatewayAt } from '../../support/gateway.js';
+import { omegaMintRequest, omegaUnlockRequest } from '../pool/omega.js';
+import { sendLovelaceRequest, unlockFundRequest } from '../cardano/fixtures.js';
+
+const test = suite('builder budgets over HTTP');
+let gw: RunningGateway;
+
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() as { txHex?: string; error?: string } };
+};
+
+test.before(async () => {
+  gw = await gatewayAt(undefined, 'http://127.0.0.1:9', ['--builder-threads', '1']);
+  const warm = await post('/unlock_fund', unlockFundRequest()); // the worker loads CSL and the evaluator once
+  assert.is(warm.status, 200, JSON.stringify(warm.body));
+});
+test.after(async () => { await gw.close(); });
+
+/** Poll health every 20 ms while `work` runs; the slowest answer. */
+async function healthDuring<T>(work: Promise<T>): Promise<{ value: T; slowestMs: number }> {
+  let slowestMs = 0;
+  let done = false;
+  const poll = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      const r = await fetch(`${gw.url}/_gateway/health`);
+      await r.arrayBuffer();
+      slowestMs = Math.max(slowestMs, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const value = await work.finally(() => { done = true; });
+  await poll;
+  return { value, slowestMs };
+}
+
+for (const [path, body, script] of [
+  ['/mint_tokens', omegaMintRequest(), /mint redeemer #0/],
+  ['/unlock_fund', omegaUnlockRequest(), /spend redeemer #\d+/],
+] as const) {
+  test(`${path} with a never-terminating script → 400 naming the script and the budget within 2 s; health stays prompt`, async () => {
+    const t0 = performance.now();
+    const { value: r, slowestMs } = await healthDuring(post(path, body));
+    const took = performance.now() - t0;
+    assert.is(r.status, 400, JSON.stringify(r.body));
+    assert.match(r.body.error!, script);
+    assert.match(r.body.error!, /execution budget \(mem 14000000, steps 10000000000/);
+    assert.ok(took < 2000, `answered after ${took.toFixed(0)} ms`);
+    assert.ok(slowestMs < 100, `health took up to ${slowestMs.toFixed(0)} ms`);
+  });
+}
+
+test('the 11 250-asset send_lovelace body → 400 from the input limit in < 100 ms', async () => {
+  const req = sendLovelaceRequest();
+  const policy = 'ab'.repeat(28);
+  const amount = [{ unit: 'lovelace', quantity: '5000000' }];
+  for (let i = 0; i < 11_250; i++) amount.push({ unit: policy + i.toString(16).padStart(8, '0'), quantity: '1' });
+  req.inputs[0].output.amount = amount;
+  const t0 = performance.now();
+  const r = await post('/send_lovelace', req);
+  const took = performance.now() - t0;
+  assert.is(r.status, 400);
+  assert.match(r.body.error!, /inputs\[0\]\.output\.amount/);
+  assert.match(r.body.error!, /256/);
+  assert.ok(took < 100, `took ${took.toFixed(0)} ms`);
+});
+
+test.run();
