@@ -18,7 +18,21 @@ function decode(part: string): string {
   }
 }
 
-/** Route of an upgrade request URL (path and raw query), or a 404 GatewayError. */
+/**
+ * The origin-form (path and query) of an upgrade's request target. A proxy-style absolute-form
+ * target (`GET http://host/ws/...`) is served like its path (RFC 9112 §3.2.2); a fragment is never
+ * part of a request (and the upstream URL could not carry it); other forms are not websocket routes.
+ */
+export function requestTarget(url: string): string {
+  if (url.includes('#')) throw new GatewayError(400, 'invalid', "Invalid request target: it contains '#' (a fragment is never sent in a request).");
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*/.exec(url);
+  const target = absolute ? url.slice(absolute[0].length) : url;
+  if (absolute && !target.startsWith('/')) return `/${target}`;
+  if (!target.startsWith('/')) throw new GatewayError(400, 'invalid', `Invalid request target '${target.slice(0, 64)}': expected a path such as ${ROUTE_LIST.split(', ')[0]}.`);
+  return target;
+}
+
+/** Route of an upgrade request target in origin-form (path and raw query), or a 404 GatewayError. */
 export function routeOf(url: string): WsRoute {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -41,12 +55,12 @@ export function routeOf(url: string): WsRoute {
 }
 
 /** Upstream URL for a route: streams base + the client's path and query; the websocket-API URL + the client's query. */
-export function upstreamUrl(route: WsRoute, base: string, rawUrl: string): string {
+export function upstreamUrl(route: WsRoute, base: string, target: string): string {
   if (route.kind === 'wsApi') {
     if (!route.query) return base;
     return `${base}${base.includes('?') ? '&' : '?'}${route.query}`;
   }
   const u = new URL(base);
   const prefix = u.pathname.replace(/\/+$/, '');
-  return `${u.protocol}//${u.host}${prefix}${rawUrl}`;
+  return `${u.protocol}//${u.host}${prefix}${target}`;
 }
