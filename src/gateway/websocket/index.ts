@@ -22,6 +22,8 @@ import { StreamMatcher } from './stream-names.js';
 export { StreamMatcher } from './stream-names.js';
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Bytes a client may send before its 101 (it should send none) while the upstream connects. */
+const EARLY_DATA_LIMIT = 64 * 1024;
 
 export interface WebsocketOptions {
   views: ReleaseView[];
@@ -203,9 +205,24 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     let clientGone = false, upgraded = false;
     const onGone = () => { clientGone = true; upstream.terminate(); };
     socket.once('close', onGone);
+    // Read the client meanwhile: a socket nobody reads never reports that its peer has gone. It should
+    // send nothing before the 101 (RFC 6455 §4.1); what an eager client sends is kept for ws, bounded.
+    const early: Buffer[] = [];
+    let earlyBytes = 0;
+    const onEarly = (d: Buffer) => {
+      earlyBytes += d.length;
+      if (earlyBytes > EARLY_DATA_LIMIT) socket.destroy();
+      else early.push(d);
+    };
+    const onEnd = () => socket.destroy(); // no websocket client half-closes before its handshake
+    socket.on('data', onEarly);
+    socket.once('end', onEnd);
     const accept = () => {
       connecting.delete(entry);
       socket.off('close', onGone);
+      // handleUpgrade below adds ws's own 'data' listener in this same tick: no chunk falls between.
+      socket.off('data', onEarly);
+      socket.off('end', onEnd);
       if (socket.destroyed || closing) {
         upstream.terminate();
         if (closing) socket.destroy();
@@ -215,7 +232,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       // If the handshake is bad after all, ws answers it and the callback never runs: drop the upstream then.
       const onAbort = () => upstream.terminate();
       socket.once('close', onAbort);
-      wss.handleUpgrade(req, socket, head, (client) => {
+      wss.handleUpgrade(req, socket, early.length ? Buffer.concat([head, ...early]) : head, (client) => {
         upgraded = true;
         socket.off('close', onAbort);
         pendingUpstream.delete(req);
