@@ -122,14 +122,14 @@ const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray
  * measured at ~450 bytes on Node 20. Without it, a flood of empty pings or short error answers
  * towards a peer that does not read costs ~200 times the bytes bufferedAmount reports.
  */
-export const FRAME_OVERHEAD_BYTES = 512;
+const FRAME_OVERHEAD_BYTES = 512;
 
 /**
  * Frames written to one peer and not yet handed to the kernel, in bytes plus a fixed overhead per
  * frame. ws's bufferedAmount counts the socket's queued bytes only, so a queue of tiny frames looks
  * empty; this count is what the limit is checked against.
  */
-export class Outbox {
+class Outbox {
   private queued = 0;
 
   constructor(
