@@ -5,8 +5,8 @@
 // buffers without bound: every frame it writes to a peer (relayed data, its own answers, relayed
 // pings and pongs) goes through that peer's Outbox, which counts what the peer has not taken yet.
 // A client that reads slower than the gateway writes to it is closed (1008) once more than
-// `maxBufferedBytes` wait for it; a client that writes faster than the upstream reads is paused
-// until the upstream has taken its frames.
+// `maxBufferedBytes` wait for it; a client that writes faster than the upstream reads is not read
+// (its frames wait in its own socket) until the upstream has taken half of what waits for it.
 import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
 
