@@ -2,9 +2,11 @@
 // Data frames pass unchanged both ways (text stays text, binary stays binary, same bytes, same
 // order); control frames are relayed too (an upstream ping reaches the client and its pong goes
 // back), so each end's keep-alive sees the other end. Close codes are propagated. The gateway never
-// buffers without bound: a client that reads slower than the upstream sends is closed (1008) once
-// more than `maxBufferedBytes` wait for it; a client that writes faster than the upstream reads is
-// paused until the upstream has taken its frames.
+// buffers without bound: every frame it writes to a peer (relayed data, its own answers, relayed
+// pings and pongs) goes through that peer's Outbox, which counts what the peer has not taken yet.
+// A client that reads slower than the gateway writes to it is closed (1008) once more than
+// `maxBufferedBytes` wait for it; a client that writes faster than the upstream reads is not read
+// (its frames wait in its own socket) until the upstream has taken half of what waits for it.
 import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
 
@@ -115,12 +117,74 @@ function closeLike(ws: WebSocket, code: number, reason: Buffer | string, fallbac
 
 const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
 
+/**
+ * What Node and ws keep per queued frame besides its bytes (write request, buffer views, callback):
+ * measured at ~450 bytes on Node 20. Without it, a flood of empty pings or short error answers
+ * towards a peer that does not read costs ~200 times the bytes bufferedAmount reports.
+ */
+const FRAME_OVERHEAD_BYTES = 512;
+
+/**
+ * Frames written to one peer and not yet handed to the kernel, in bytes plus a fixed overhead per
+ * frame. ws's bufferedAmount counts the socket's queued bytes only, so a queue of tiny frames looks
+ * empty; this count is what the limit is checked against.
+ */
+class Outbox {
+  private queued = 0;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly limit: number,
+    /** Called whenever a queued frame has left (the socket took it, or it failed with the socket). */
+    private readonly onSent?: () => void,
+  ) {}
+
+  /** Bytes waiting for the peer, per-frame overhead included. */
+  get pending(): number {
+    return Math.max(this.queued, this.ws.bufferedAmount);
+  }
+
+  /** More than the limit waits for the peer. */
+  get over(): boolean {
+    return this.pending > this.limit;
+  }
+
+  send(data: Buffer | string, isBinary: boolean): void {
+    this.track(Buffer.byteLength(data), (done) => this.ws.send(data, { binary: isBinary, compress: false }, done));
+  }
+
+  ping(data: Buffer): void {
+    this.track(data.length, (done) => this.ws.ping(data, undefined, done));
+  }
+
+  pong(data: Buffer): void {
+    this.track(data.length, (done) => this.ws.pong(data, undefined, done));
+  }
+
+  private track(bytes: number, write: (done: () => void) => void): void {
+    // A frame for a peer that is not open is never written (ws would only count it); skip it.
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    const cost = bytes + FRAME_OVERHEAD_BYTES;
+    this.queued += cost;
+    write(() => {
+      this.queued -= cost;
+      this.onSent?.();
+    });
+  }
+}
+
 export class Relay {
   private cause?: RelayEnd['cause'];
   private clientClosed: { code: number; reason: string } | null = null;
   private upstreamClosed: { code: number } | null = null;
   private framesUp = 0;
   private framesDown = 0;
+  /** Everything written to the client: over the limit, the client is too slow and is closed (1008). */
+  private readonly toClient: Outbox;
+  /** Everything written to the upstream: over the limit, the client is not read until it drains. */
+  private readonly toUpstream: Outbox;
+  /** Reading the client is paused because the upstream has not taken what it sent. */
+  private clientHeld = false;
   /** Resolves when both sides are closed. */
   readonly done: Promise<void>;
   private finish!: () => void;
@@ -131,43 +195,68 @@ export class Relay {
     private readonly opts: RelayOptions,
   ) {
     this.done = new Promise((resolve) => { this.finish = resolve; });
-    const { maxBufferedBytes, inspect } = opts;
+    const { inspect } = opts;
+    this.toClient = new Outbox(client, opts.maxBufferedBytes);
+    this.toUpstream = new Outbox(upstream, opts.maxBufferedBytes, () => this.upstreamTook());
+    const open = (ws: WebSocket) => ws.readyState === WebSocket.OPEN;
 
     // Upstream → client: the hot path of market streams; no inspection.
     upstream.on('message', (data, isBinary) => {
-      if (client.readyState !== WebSocket.OPEN || this.cause) return;
+      if (!open(client) || this.cause) return;
       this.framesDown++;
-      client.send(data as Buffer, { binary: isBinary, compress: false });
-      if (client.bufferedAmount > maxBufferedBytes) this.slowClient();
+      this.toClient.send(data as Buffer, isBinary);
+      this.checkClient();
     });
-    // Client → upstream: checked, then forwarded, or answered by the gateway.
+    // Client → upstream: checked, then forwarded, or answered by the gateway. The answers are written
+    // to the client like any other frame: a client that sends and never reads is a slow client.
     client.on('message', (raw, isBinary) => {
-      if (upstream.readyState !== WebSocket.OPEN) return;
+      if (!open(upstream) || this.cause) return;
       const data = asBuffer(raw);
       const answer = inspect?.(data, isBinary);
       if (answer !== undefined) {
-        client.send(answer, { binary: false, compress: false });
+        this.toClient.send(answer, false);
+        this.checkClient();
         return;
       }
       this.framesUp++;
-      if (upstream.bufferedAmount + data.length > maxBufferedBytes) {
-        // The upstream reads slower than the client writes: stop reading the client until this frame is out.
-        client.pause();
-        upstream.send(data, { binary: isBinary, compress: false }, () => { if (client.readyState === WebSocket.OPEN) client.resume(); });
-      } else {
-        upstream.send(data, { binary: isBinary, compress: false });
-      }
+      this.toUpstream.send(data, isBinary);
+      this.checkUpstream();
     });
 
-    // Control frames, relayed; answered here only when the other side is not open.
-    upstream.on('ping', (data) => { if (client.readyState === WebSocket.OPEN) client.ping(data); else if (upstream.readyState === WebSocket.OPEN) upstream.pong(data); });
-    upstream.on('pong', (data) => { if (client.readyState === WebSocket.OPEN) client.pong(data); });
-    client.on('ping', (data) => { if (upstream.readyState === WebSocket.OPEN) upstream.ping(data); else if (client.readyState === WebSocket.OPEN) client.pong(data); });
-    client.on('pong', (data) => { if (upstream.readyState === WebSocket.OPEN) upstream.pong(data); });
+    // Control frames, relayed through the same outboxes; answered here only when the other side is
+    // not open. A pong may be left out (RFC 6455 §5.5.3 lets an endpoint answer only the latest ping).
+    upstream.on('ping', (data) => {
+      if (this.cause) return;
+      if (open(client)) {
+        this.toClient.ping(data);
+        this.checkClient();
+      } else if (!this.toUpstream.over) this.toUpstream.pong(data);
+    });
+    upstream.on('pong', (data) => {
+      if (this.cause || !open(client)) return;
+      this.toClient.pong(data);
+      this.checkClient();
+    });
+    client.on('ping', (data) => {
+      if (this.cause) return;
+      if (open(upstream)) {
+        this.toUpstream.ping(data);
+        this.checkUpstream();
+      } else if (open(client)) {
+        this.toClient.pong(data);
+        this.checkClient();
+      }
+    });
+    client.on('pong', (data) => {
+      if (this.cause || !open(upstream)) return;
+      this.toUpstream.pong(data);
+      this.checkUpstream();
+    });
 
     upstream.on('close', (code, reason) => {
       this.upstreamClosed = { code };
       closeLike(client, code, reason, 1011, 'upstream connection lost');
+      this.releaseClient(); // a held client could not read the answer to its close frame
       this.ended();
     });
     client.on('close', (code, reason) => {
@@ -192,6 +281,7 @@ export class Relay {
     this.cause ??= 'shutdown';
     if (this.client.readyState === WebSocket.OPEN) this.client.close(1001, 'gateway shutting down');
     if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'gateway shutting down');
+    this.releaseClient();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.done, new Promise<void>((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);
@@ -200,9 +290,37 @@ export class Relay {
     await this.done;
   }
 
+  /** After each write to the client: more than the limit waiting means the client is too slow. */
+  private checkClient(): void {
+    if (this.toClient.over && !this.cause) this.slowClient();
+  }
+
+  /**
+   * After each write to the upstream: more than the limit waiting means the upstream reads slower
+   * than the client writes; stop reading the client (its frames wait in its own socket) until the
+   * upstream has taken half of it. Frames already read are still written: at most one socket read's
+   * worth beyond the limit.
+   */
+  private checkUpstream(): void {
+    if (this.clientHeld || !this.toUpstream.over) return;
+    this.clientHeld = true;
+    this.client.pause();
+  }
+
+  private upstreamTook(): void {
+    if (this.clientHeld && this.toUpstream.pending <= this.opts.maxBufferedBytes / 2) this.releaseClient();
+  }
+
+  private releaseClient(): void {
+    if (!this.clientHeld) return;
+    this.clientHeld = false;
+    this.client.resume(); // a no-op once the client is closed
+  }
+
   private slowClient(): void {
     this.cause = 'slow-client';
-    // Further upstream frames are dropped; those already queued still reach the client, then the close.
+    // Nothing more is written to the client or read from it for the upstream; frames already queued
+    // still reach the client, then the close.
     this.client.close(1008, `client too slow: more than ${this.opts.maxBufferedBytes} bytes waiting`);
     if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'client too slow');
     this.opts.onSlowClient?.();

@@ -33,8 +33,9 @@ export interface WsUpstream {
   stop(): Promise<void>;
 }
 
-export async function startWsUpstream(): Promise<WsUpstream> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+/** `autoPong: false` keeps ws from answering pings itself (it also ends a peer owed more than 60 pongs). */
+export async function startWsUpstream(options: { autoPong?: boolean } = {}): Promise<WsUpstream> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, ...options });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const { port } = wss.address() as AddressInfo;
   const untaken: UpstreamConnection[] = [];

@@ -17,12 +17,14 @@ import { connectUpstream, Relay, UpstreamConnectError, type Inspect } from '../.
 import { upstreamBase } from '../../upstream/upstream-base.js';
 import { envelope, GatewayError } from '../errors.js';
 import { checkStreamFrame, WsApiChecker } from './frames.js';
-import { routeOf, upstreamUrl, type WsRoute } from './routes.js';
+import { requestTarget, routeOf, upstreamUrl, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
 
 export { StreamMatcher } from './stream-names.js';
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Bytes a client may send before its 101 (it should send none) while the upstream connects. */
+const EARLY_DATA_LIMIT = 64 * 1024;
 
 export interface WebsocketOptions {
   views: ReleaseView[];
@@ -57,6 +59,13 @@ export interface WebsocketGateway {
   stats(): WebsocketStats;
   /** Refuse new upgrades, close every connection (terminating laggards), resolve when all are gone. */
   close(): Promise<void>;
+}
+
+/** An upgrade the catalogue admits: its service, upstream base and frame check. */
+interface Admitted {
+  svc: ServiceWs;
+  base: string;
+  inspect: Inspect;
 }
 
 /** Per-service state: its matcher and websocket-API checker, built once. */
@@ -114,7 +123,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   }
 
   /** The service and checks of a route, or the GatewayError refusing it. */
-  function admit(route: WsRoute): { svc: ServiceWs; base: string; inspect: Inspect } {
+  function admit(route: WsRoute): Admitted {
     if (route.kind === 'streams') {
       const svc = streamsService;
       if (!svc?.streams) throw new GatewayError('notFound', `No websocket streams${svc ? ' upstream' : ''} in this gateway's catalogue.`);
@@ -146,76 +155,123 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     return { svc, base: svc.wsApi.base, inspect };
   }
 
+  /**
+   * The 'upgrade' listener: the connection boundary. Nothing a client sends may end the process, so
+   * every error is answered here: a GatewayError as itself, a request that ws or URL building reject
+   * as 400, anything else (a gateway bug) as 500 with its stack in the log.
+   */
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => {});
-    if (closing) return refuse(socket, 503, envelope(opts.views[0]?.service, 'upstream', 'Gateway shutting down.'), defaultRelease);
-    let route: WsRoute | undefined, admitted: ReturnType<typeof admit>;
+    // A client hanging up is not the gateway's error; 'close' does the clean-up.
+    socket.on('error', (e: NodeJS.ErrnoException) => logger.debug(`ws upgrade: client socket ${e.code ?? e.message}`));
+    let route: WsRoute | undefined;
     try {
-      route = routeOf(req.url ?? '/');
-      admitted = admit(route);
-      checkHandshake(req);
+      if (closing) throw new GatewayError('upstream', 'Gateway shutting down.');
+      const target = requestTarget(req.url ?? '/');
+      route = routeOf(target);
+      const admitted = admit(route);
+      const protocols = checkHandshake(req);
+      dial(req, socket, head, route, admitted, target, protocols);
     } catch (e) {
-      const svc = route?.kind === 'wsApi' ? wsApiService : streamsService ?? wsApiService;
-      const where = route ? describe(route) : (req.url ?? '').split('?')[0].replace(/^\/ws\/.*/, '/ws/…');
-      if (!(e instanceof GatewayError)) {
-        logger.error(`ws upgrade ${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
-        return refuseError(socket, new GatewayError('unknown', 'internal gateway error'), svc);
-      }
+      refuseThrown(socket, e, route, req.url);
+    }
+  }
+
+  function refuseThrown(socket: Duplex, e: unknown, route: WsRoute | undefined, url: string | undefined): void {
+    const svc = route?.kind === 'wsApi' ? wsApiService : streamsService ?? wsApiService;
+    const where = route ? describe(route) : (url ?? '').split(/[?#]/)[0].replace(/\/ws\/.*/, '/ws/…');
+    if (e instanceof GatewayError) {
       logger.debug(`ws upgrade ${where} refused: ${e.status}`);
       return refuseError(socket, e, svc);
     }
+    logger.error(`ws upgrade ${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
+    refuseError(socket, new GatewayError('unknown', 'internal gateway error'), svc);
+  }
+
+  /** Connect the upstream, then accept the client and relay. */
+  function dial(req: IncomingMessage, socket: Duplex, head: Buffer, route: WsRoute, admitted: Admitted, target: string, protocols: string[]): void {
     const { svc, base, inspect } = admitted;
     const label = describe(route);
+    let conn: ReturnType<typeof connectUpstream>;
+    try {
+      conn = connectUpstream(upstreamUrl(route, base, target), { timeoutMs: opts.timeoutMs, protocols });
+    } catch (e) {
+      // ws checks the URL and subprotocols synchronously; both come from the client's request.
+      throw new GatewayError('invalid', `Invalid websocket request: ${(e as Error).message}.`);
+    }
     releaseOf.set(req, svc.release);
-    const target = upstreamUrl(route, base, req.url ?? '/');
-    const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    const { socket: upstream, opened } = connectUpstream(target, { timeoutMs: opts.timeoutMs, protocols });
+    const { socket: upstream, opened } = conn;
     const entry = { socket, upstream };
     connecting.add(entry);
     // The client gave up while the upstream was connecting: drop the upstream.
-    const onGone = () => upstream.terminate();
+    let clientGone = false, upgraded = false;
+    const onGone = () => { clientGone = true; upstream.terminate(); };
     socket.once('close', onGone);
-    opened.then(
-      () => {
-        connecting.delete(entry);
-        socket.off('close', onGone);
-        if (socket.destroyed || closing) {
-          upstream.terminate();
-          if (closing) socket.destroy();
-          return;
-        }
-        pendingUpstream.set(req, upstream);
-        // If the handshake is bad after all, ws answers it and the callback never runs: drop the upstream then.
-        const onAbort = () => upstream.terminate();
-        socket.once('close', onAbort);
-        wss.handleUpgrade(req, socket, head, (client) => {
-          socket.off('close', onAbort);
-          pendingUpstream.delete(req);
-          counts.accepted++;
-          const started = Date.now();
-          logger.debug(`ws ${label} open`);
-          const relay = new Relay(client, upstream, {
-            maxBufferedBytes: maxBuffered, inspect,
-            onSlowClient: () => {
-              counts.slowClients++;
-              logger.warn(`ws ${label}: client too slow (more than ${maxBuffered} bytes waiting), closed with 1008`);
-            },
-            onEnd: (end) => {
-              relays.delete(relay);
-              logger.debug(`ws ${label} closed: client ${end.clientCode}, upstream ${end.upstreamCode}, ${end.framesUp} frames up, ${end.framesDown} down, ${Date.now() - started} ms`);
-            },
-          });
-          relays.add(relay);
+    // Read the client meanwhile: a socket nobody reads never reports that its peer has gone. It should
+    // send nothing before the 101 (RFC 6455 §4.1); what an eager client sends is kept for ws, bounded.
+    const early: Buffer[] = [];
+    let earlyBytes = 0;
+    const onEarly = (d: Buffer) => {
+      earlyBytes += d.length;
+      if (earlyBytes > EARLY_DATA_LIMIT) socket.destroy();
+      else early.push(d);
+    };
+    const onEnd = () => socket.destroy(); // no websocket client half-closes before its handshake
+    socket.on('data', onEarly);
+    socket.once('end', onEnd);
+    const accept = () => {
+      connecting.delete(entry);
+      socket.off('close', onGone);
+      // handleUpgrade below adds ws's own 'data' listener in this same tick: no chunk falls between.
+      socket.off('data', onEarly);
+      socket.off('end', onEnd);
+      if (socket.destroyed || closing) {
+        upstream.terminate();
+        if (closing) socket.destroy();
+        return;
+      }
+      pendingUpstream.set(req, upstream);
+      // If the handshake is bad after all, ws answers it and the callback never runs: drop the upstream then.
+      const onAbort = () => upstream.terminate();
+      socket.once('close', onAbort);
+      wss.handleUpgrade(req, socket, early.length ? Buffer.concat([head, ...early]) : head, (client) => {
+        upgraded = true;
+        socket.off('close', onAbort);
+        pendingUpstream.delete(req);
+        counts.accepted++;
+        const started = Date.now();
+        logger.debug(`ws ${label} open`);
+        const relay = new Relay(client, upstream, {
+          maxBufferedBytes: maxBuffered, inspect,
+          onSlowClient: () => {
+            counts.slowClients++;
+            logger.warn(`ws ${label}: client too slow (more than ${maxBuffered} bytes waiting), closed with 1008`);
+          },
+          onEnd: (end) => {
+            relays.delete(relay);
+            logger.debug(`ws ${label} closed: client ${end.clientCode}, upstream ${end.upstreamCode}, ${end.framesUp} frames up, ${end.framesDown} down, ${Date.now() - started} ms`);
+          },
         });
-      },
-      (e: UpstreamConnectError) => {
-        connecting.delete(entry);
-        socket.off('close', onGone);
-        const status = e.status !== undefined && e.status >= 400 && e.status < 500 ? e.status : 502;
-        logger.warn(`ws ${label} → ${status}: ${e.message}`);
-        refuseError(socket, new GatewayError('upstream', `Upstream websocket refused or unreachable: ${e.message}.`, {}, status), svc);
-      },
-    );
+        relays.add(relay);
+      });
+    };
+    const refused = (e: UpstreamConnectError) => {
+      connecting.delete(entry);
+      socket.off('close', onGone);
+      if (clientGone) {
+        counts.refused++;
+        return logger.debug(`ws ${label}: client hung up before the upstream answered`);
+      }
+      const status = e.status !== undefined && e.status >= 400 && e.status < 500 ? e.status : 502;
+      logger.warn(`ws ${label} → ${status}: ${e.message}`);
+      refuseError(socket, new GatewayError('upstream', `Upstream websocket refused or unreachable: ${e.message}.`, {}, status), svc);
+    };
+    // Same boundary as upgrade(): an error in accepting or relaying must not become an unhandled rejection.
+    opened.then(accept, refused).catch((e: unknown) => {
+      upstream.terminate();
+      if (!upgraded) return refuseThrown(socket, e, route, req.url);
+      socket.destroy(); // the 101 is sent: no HTTP answer can follow it
+      logger.error(`ws ${label}: ${(e as Error)?.stack ?? String(e)}`);
+    });
   }
 
   return {
@@ -250,8 +306,13 @@ function describe(route: WsRoute): string {
   return `${route.combined ? '/stream' : '/ws'} (${route.names.length} stream${route.names.length === 1 ? '' : 's'})`;
 }
 
-/** The parts of a websocket handshake ws checks too, checked before an upstream connection is spent on it. */
-function checkHandshake(req: IncomingMessage): void {
+/**
+ * The parts of a websocket handshake ws checks too, checked before an upstream connection is spent
+ * on it (and so that a bad one is answered in the service's envelope). Returns the subprotocols the
+ * client offers, which the upstream connection offers in turn: ws's client throws on a duplicated
+ * or malformed one.
+ */
+function checkHandshake(req: IncomingMessage): string[] {
   const key = req.headers['sec-websocket-key'];
   if (req.method !== 'GET' || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket'
     || typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) {
@@ -259,6 +320,19 @@ function checkHandshake(req: IncomingMessage): void {
   }
   const version = req.headers['sec-websocket-version'];
   if (version !== '13' && version !== '8') {
-    throw new GatewayError('invalid', `Unsupported Sec-WebSocket-Version '${version ?? ''}'; expected 13.`);
+    throw new GatewayError('invalid', `Unsupported Sec-WebSocket-Version '${String(version ?? '').slice(0, 32)}'; expected 13.`);
   }
+  const header = req.headers['sec-websocket-protocol'];
+  if (header === undefined) return [];
+  const protocols = header.split(',').map((p) => p.replace(/^[ \t]+|[ \t]+$/g, ''));
+  for (const [i, p] of protocols.entries()) {
+    if (!TOKEN.test(p)) {
+      throw new GatewayError('invalid', `Invalid Sec-WebSocket-Protocol: '${p.slice(0, 64)}' is not a token (letters, digits and !#$%&'*+-.^_\`|~; no '/', no empty entry).`);
+    }
+    if (protocols.indexOf(p) !== i) throw new GatewayError('invalid', `Invalid Sec-WebSocket-Protocol: '${p.slice(0, 64)}' is offered twice.`);
+  }
+  return protocols;
 }
+
+/** An HTTP token (RFC 9110 §5.6.2), what a subprotocol name must be (RFC 6455 §4.1). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -2,6 +2,7 @@
 // /stream?streams=<a>/<b>/… (combined streams) and /ws-api/v3 (websocket API). The request URL is
 // forwarded to the upstream byte for byte; stream names are decoded only to be checked.
 import { GatewayError } from '../errors.js';
+import { parseTarget } from '../pipeline.js';
 
 export type WsRoute =
   | { kind: 'streams'; combined: boolean; names: string[]; path: string; query: string }
@@ -18,7 +19,16 @@ function decode(part: string): string {
   }
 }
 
-/** Route of an upgrade request URL (path and raw query), or a 404 GatewayError. */
+/**
+ * The origin-form (path and query) of an upgrade's request target, parsed by the same function as
+ * every HTTP request (absolute-form served as its path, a fragment refused as malformed).
+ */
+export function requestTarget(url: string): string {
+  const { path, query } = parseTarget(url);
+  return query ? `${path}?${query}` : path;
+}
+
+/** Route of an upgrade request target in origin-form (path and raw query), or a 404 GatewayError. */
 export function routeOf(url: string): WsRoute {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -41,12 +51,12 @@ export function routeOf(url: string): WsRoute {
 }
 
 /** Upstream URL for a route: streams base + the client's path and query; the websocket-API URL + the client's query. */
-export function upstreamUrl(route: WsRoute, base: string, rawUrl: string): string {
+export function upstreamUrl(route: WsRoute, base: string, target: string): string {
   if (route.kind === 'wsApi') {
     if (!route.query) return base;
     return `${base}${base.includes('?') ? '&' : '?'}${route.query}`;
   }
   const u = new URL(base);
   const prefix = u.pathname.replace(/\/+$/, '');
-  return `${u.protocol}//${u.host}${prefix}${rawUrl}`;
+  return `${u.protocol}//${u.host}${prefix}${target}`;
 }
