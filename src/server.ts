@@ -94,7 +94,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     views, plugins: opts.plugins ?? builders!.plugins, upstreams: restUpstreams(catalogue, config.upstreams),
     strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
     hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
-    corsOrigins: config.corsOrigins, credentialed: security.credentialed, allowedHosts: config.allowedHosts ?? defaultHosts(config.host),
+    corsOrigins: config.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(config.host), ...(config.allowedHosts ?? [])],
     maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections, maxInflightPerRoute: config.routeConcurrency,
     ready: () => ready,
   });

@@ -47,7 +47,10 @@ export function hostName(host: string | undefined): string | undefined {
   return colon < 0 ? h : h.slice(0, colon);
 }
 
-/** The names a gateway listening on `listenHost` is reached by, unless the operator lists them. */
+/**
+ * Names always allowed: loopback literals and localhost (a rebinding page is never at those origins)
+ * and the address the gateway listens on; --allowed-host adds the names it is reached by.
+ */
 export function defaultHosts(listenHost: string): string[] {
   const names = ['localhost', '127.0.0.1', '[::1]'];
   const h = listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost;
