@@ -1,0 +1,121 @@
+// Lifecycle: SIGTERM to `npm start` stops the gateway (no orphan holding the port); a drain ends as
+// soon as in-flight work is done; /_gateway/ready says 503 once draining; under --workers a worker
+// whose event loop stops is replaced.
+import { execFileSync, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger } from '../../src/log.js';
+import { gatewayAt } from '../support/gateway.js';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+
+const test = suite('shutdown and workers');
+let upstream: Upstream;
+
+test.before(async () => { upstream = await startUpstream({}); });
+test.after(async () => { await upstream.stop(); });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function refuses(url: string): Promise<boolean> {
+  const { port } = new URL(url);
+  return new Promise((resolve) => {
+    const s = connect(Number(port), '127.0.0.1');
+    s.on('connect', () => { s.destroy(); resolve(false); });
+    s.on('error', () => resolve(true));
+  });
+}
+
+test('SIGTERM to `npm start` stops the gateway: the port is free again', async () => {
+  // Its own process group, so whatever happens the test can end every process npm started.
+  const npm = spawn('npm', ['start', '--', '--port', '0', '--upstream', `exchange=${upstream.url}`, '--log-level', 'warn'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  try {
+    await stopsOnSigterm(npm);
+  } finally {
+    try { process.kill(-npm.pid!, 'SIGKILL'); } catch { /* the group is gone: nothing was left behind */ }
+    npm.stdout!.destroy();
+    npm.stderr!.destroy();
+  }
+});
+
+async function stopsOnSigterm(npm: ReturnType<typeof spawn>): Promise<void> {
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start not ready:\n${out}`)), 20_000);
+    npm.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    npm.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  });
+  assert.is((await fetch(`${url}/api/v3/ping`)).status, 200);
+  npm.kill('SIGTERM');
+  let free = false;
+  for (let i = 0; i < 40 && !free; i++) {
+    await sleep(100);
+    free = await refuses(url);
+  }
+  assert.ok(free, `the gateway still listens at ${url} after SIGTERM to npm`);
+}
+
+test('drain ends as soon as in-flight requests finish, and they finish with 200', async () => {
+  const gw = await startGatewayProcess(['--upstream', `exchange=${upstream.url}`, '--shutdown-grace', '8000', '--log-level', 'warn']);
+  const slow = fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-delay-ms': '700' } });
+  await sleep(150);
+  const t0 = performance.now();
+  const exited = new Promise<number>((resolve) => gw.child.once('exit', () => resolve(performance.now())));
+  gw.child.kill('SIGTERM');
+  const res = await slow;
+  assert.is(res.status, 200, 'the in-flight request completes');
+  const took = (await exited) - t0;
+  assert.ok(took < 1500, `exited ${took.toFixed(0)} ms after SIGTERM (in flight: ~550 ms; grace 8000 ms)`);
+});
+
+test('/_gateway/ready: 200 while serving, 503 once draining (asked on a pipelined connection)', async () => {
+  const gw = await gatewayAt('3.12.0', upstream.url, [], { logger: createLogger('silent') });
+  assert.is((await fetch(`${gw.url}/_gateway/ready`)).status, 200);
+  const { port } = new URL(gw.url);
+  const s = connect(Number(port), '127.0.0.1');
+  let answers = '';
+  s.on('data', (d) => { answers += d.toString(); });
+  await new Promise((r) => s.once('connect', r));
+  // A slow request, and behind it on the same connection a readiness check parsed while draining.
+  s.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\nx-test-delay-ms: 400\r\n\r\n');
+  await sleep(100);
+  const closing = gw.close(5000);
+  assert.is(gw.ready(), false);
+  s.write('GET /_gateway/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  await closing;
+  await sleep(50);
+  const statuses = [...answers.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+  assert.equal(statuses, ['200', '503'], answers);
+  s.destroy();
+});
+
+test('--workers: a worker whose event loop stops is replaced and the gateway keeps serving', async () => {
+  const gw = await startGatewayProcess(['--upstream', `exchange=${upstream.url}`, '--workers', '2', '--worker-stall', '800', '--log-level', 'warn']);
+  try {
+    const workers = () => execFileSync('pgrep', ['-P', String(gw.child.pid)]).toString().trim().split('\n').map(Number).sort();
+    const before = workers();
+    assert.is(before.length, 2);
+    process.kill(before[0], 'SIGSTOP'); // a frozen event loop: no heartbeats, no answers
+    let after = before;
+    for (let i = 0; i < 60 && after.includes(before[0]); i++) {
+      await sleep(100);
+      after = workers();
+    }
+    assert.not.ok(after.includes(before[0]), 'the stalled worker must be killed');
+    for (let i = 0; i < 50 && after.length < 2; i++) {
+      await sleep(100);
+      after = workers();
+    }
+    assert.is(after.length, 2, 'a replacement worker must start');
+    assert.match(gw.output(), /event loop blocked for more than 800 ms; replacing it/);
+    for (let i = 0; i < 6; i++) assert.is((await fetch(`${gw.url}/api/v3/ping`)).status, 200);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test.run();
