@@ -3,8 +3,7 @@
 // severity or wording here: a keyword that moved is a 'schema-changed' delta with its before and
 // after values, and rules.ts decides whether that tightened or loosened anything.
 import type { Constraint, Endpoint, Service, Where } from '../catalogue/model.js';
-import type { Sides } from './diff.js';
-import type { Surface, SurfaceItem } from './surface.js';
+import type { Sides, Surface, SurfaceItem } from './surface.js';
 import type { Delta, Subject } from './types.js';
 
 type Schema = Record<string, unknown>;

@@ -2,22 +2,11 @@
 // releases in between to name the one where it happened. No severity or wording here (rules.ts).
 import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
 import { resolveService } from '../catalogue/resolve.js';
+export type { Sides } from './surface.js';
 import { diffBody, diffConstraints, diffSchema, diffWeight } from './diff-schema.js';
 import { cmp, compareUsers } from './order.js';
-import { inlineEnum, subjectKey, Surface, type SurfaceItem } from './surface.js';
+import { inlineEnum, subjectKey, Surface, type Sides, type SurfaceItem } from './surface.js';
 import type { Delta, EnumUser, Kind, Subject } from './types.js';
-
-/**
- * The two surfaces a diff compares and how it dates a difference. A release diff (Walk) compares
- * two releases of one catalogue and names the release where each change happened; a base diff
- * (Pinned) compares one release of two catalogues, so every change is dated by that release.
- */
-export interface Sides {
-  readonly from: Surface;
-  readonly to: Surface;
-  /** The release where `state` of `subject` changed between the two sides; states are primitives. */
-  when(subject: Subject, state: (s: Surface) => unknown): string;
-}
 
 /** One release of two catalogues (base and working): what clients pinned there see change. */
 export class Pinned implements Sides {

@@ -2,7 +2,7 @@
 // change, at the file and line of the YAML item that caused it, so the pull request shows each
 // change on the line that made it. Escaping follows the runner's rules: data escapes % CR LF,
 // properties also escape : and ,.
-import { releaseLabel } from './format.js';
+import { releaseLabel } from './format-common.js';
 import { subjectOf } from './rules.js';
 import type { DiffResult, Severity } from './types.js';
 

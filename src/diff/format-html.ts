@@ -1,7 +1,7 @@
 // One self-contained HTML page (inline style, no scripts or external assets): a summary, then a
 // table per kind of change, each row with severity, release, rule id, subject, message and the
 // YAML position. Meant to be uploaded as a CI artifact and opened as is.
-import { KIND_TITLE, releaseLabel, summary } from './format.js';
+import { KIND_TITLE, releaseLabel, summary } from './format-common.js';
 import { escapeXml } from './format-junit.js';
 import { subjectOf } from './rules.js';
 import { KINDS, type DiffResult } from './types.js';

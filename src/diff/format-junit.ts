@@ -1,7 +1,7 @@
 // JUnit XML for CI test reports: one test suite per diff, one test case per change (classname =
 // what it touches, name = rule id and release). Changes at or above --fail-on are failures, so a
 // CI dashboard shows the breaking ones red and keeps the rest as passed cases for the record.
-import { releaseLabel } from './format.js';
+import { releaseLabel } from './format-common.js';
 import { severityRank, subjectOf } from './rules.js';
 import type { DiffResult, Severity } from './types.js';
 

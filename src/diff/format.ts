@@ -6,7 +6,10 @@ import { formatHtml } from './format-html.js';
 import { formatJunit } from './format-junit.js';
 import { compareSubjects, type SubjectRef } from './order.js';
 import { subjectOf } from './rules.js';
-import { KINDS, SEVERITIES, type Change, type DiffResult, type EnumUser, type Kind, type Severity } from './types.js';
+import { countBySeverity, KIND_TITLE, releaseLabel, summary } from './format-common.js';
+import { KINDS, SEVERITIES, type Change, type DiffResult, type EnumUser, type Severity } from './types.js';
+
+export { countBySeverity, KIND_TITLE, releaseLabel, summary };
 
 export const FORMATS = ['text', 'markdown', 'json', 'junit', 'github', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -27,40 +30,12 @@ export function format(result: DiffResult, fmt: Format, opts: FormatOptions = {}
   return formatText(result);
 }
 
-/**
- * The release a change is dated by; for a base diff, the releases whose clients see it, with
- * runs of consecutive releases written first..last.
- */
-export function releaseLabel(c: Change, all?: readonly string[]): string {
-  if (!c.releases || c.releases.length <= 1) return c.release;
-  if (!all) return c.releases.join(', ');
-  const runs: string[][] = [];
-  let prev = -2;
-  for (const r of c.releases) {
-    const i = all.indexOf(r);
-    if (i === prev + 1 && runs.length) runs[runs.length - 1].push(r);
-    else runs.push([r]);
-    prev = i;
-  }
-  return runs.map((run) => (run.length > 2 ? `${run[0]}..${run.at(-1)}` : run.join(', '))).join(', ');
-}
 
 export function formatJson(r: DiffResult): string {
   return `${JSON.stringify({ service: r.service, from: r.from, to: r.to, ...(r.releases ? { releases: r.releases } : {}), ...(r.droppedReleases?.length ? { droppedReleases: r.droppedReleases } : {}), changes: r.changes }, null, 2)}\n`;
 }
 
-export function countBySeverity(changes: readonly Change[]): Record<Severity, number> {
-  const n: Record<Severity, number> = { breaking: 0, warning: 0, info: 0 };
-  for (const c of changes) n[c.severity]++;
-  return n;
-}
 
-/** "12 changes: 3 breaking, 2 warning, 7 info" or "no changes"; `strong` wraps the count (markdown). */
-export function summary(changes: readonly Change[], strong = (s: string) => s): string {
-  if (!changes.length) return strong('no changes');
-  const n = countBySeverity(changes);
-  return `${strong(`${changes.length} change${changes.length === 1 ? '' : 's'}`)}: ${SEVERITIES.map((s) => `${n[s]} ${s}`).join(', ')}`;
-}
 
 export const SUBJECT_LABEL = { endpoint: '', enum: 'enum ', 'ws-method': 'websocket-API method ', stream: 'stream ' };
 
@@ -110,18 +85,6 @@ export function formatText(r: DiffResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const KIND_TITLE: Record<Kind, string> = {
-  endpoint: 'Endpoints',
-  security: 'Security',
-  parameter: 'Parameters',
-  schema: 'Parameter and body schemas',
-  body: 'Request bodies',
-  constraint: 'Parameter constraints',
-  weight: 'Weights',
-  'enum-value': 'Enum values',
-  'ws-method': 'Websocket-API methods',
-  stream: 'Streams',
-};
 
 export function formatMarkdown(r: DiffResult): string {
   return `${[`## ${r.service} ${r.from} → ${r.to}`, '', ...markdownBody(r.changes, 3, r.releases)].join('\n')}\n`;
