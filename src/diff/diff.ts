@@ -2,9 +2,25 @@
 // releases in between to name the one where it happened. No severity or wording here (rules.ts).
 import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
 import { resolveService } from '../catalogue/resolve.js';
+export type { Sides } from './surface.js';
+import { diffBody, diffConstraints, diffSchema, diffWeight } from './diff-schema.js';
 import { cmp, compareUsers } from './order.js';
-import { inlineEnum, subjectKey, Surface, type SurfaceItem } from './surface.js';
+import { inlineEnum, subjectKey, Surface, type Sides, type SurfaceItem } from './surface.js';
 import type { Delta, EnumUser, Kind, Subject } from './types.js';
+
+/** One release of two catalogues (base and working): what clients pinned there see change. */
+export class Pinned implements Sides {
+  readonly from: Surface;
+  readonly to: Surface;
+  constructor(base: Service, head: Service, readonly release: string) {
+    this.from = new Surface(resolveService(base, release));
+    this.to = new Surface(resolveService(head, release));
+  }
+
+  when(): string {
+    return this.release;
+  }
+}
 
 /**
  * The releases from <from> to <to>. The two ends are resolved in full; to date a change, the walk
@@ -13,7 +29,7 @@ import type { Delta, EnumUser, Kind, Subject } from './types.js';
  * parameters; an enum's values), resolved over the service narrowed to that subject. Resolution
  * and status still come from resolveService and lifecycle.ts only.
  */
-export class Walk {
+export class Walk implements Sides {
   readonly lo: number;
   readonly hi: number;
   private ends = new Map<number, Surface>();
@@ -140,8 +156,8 @@ class Timeline {
   }
 }
 
-/** Every difference between the surfaces at the two ends of the walk. */
-export function diffWalk(walk: Walk): Delta[] {
+/** Every difference between the two sides' surfaces. */
+export function diffWalk(walk: Sides): Delta[] {
   const a = walk.from.items;
   const b = walk.to.items;
   const out: Delta[] = [];
@@ -153,19 +169,27 @@ export function diffWalk(walk: Walk): Delta[] {
     const kind = subject.type as Kind;
     if (!x || !y) {
       const release = walk.when(subject, (s) => s.items.has(key));
-      out.push({ kind, type: x ? 'removed' : 'added', subject, release, item: (x ?? y)!.item });
+      const item = (x ?? y)!.item;
+      out.push({ kind, type: x ? 'removed' : 'added', subject, release, item, at: item.at, deprecatedFor: x ? deprecatedFor(walk, item, release) : undefined });
       continue;
     }
     if (x.deprecated !== y.deprecated) {
       const release = walk.when(subject, (s) => s.items.get(key)?.deprecated);
-      out.push({ kind, type: y.deprecated ? 'deprecated' : 'undeprecated', subject, release, item: y.item });
+      out.push({ kind, type: y.deprecated ? 'deprecated' : 'undeprecated', subject, release, item: y.item, at: y.item.at });
     }
     const securityChanged = x.security !== y.security;
     if (securityChanged) {
       const release = walk.when(subject, (s) => s.items.get(key)?.security);
-      out.push({ kind: 'security', type: 'security-changed', subject, release, before: x.security, after: y.security });
+      out.push({ kind: 'security', type: 'security-changed', subject, release, before: x.security, after: y.security, at: y.item.at });
     }
     if (x.parameters && y.parameters) diffParameters(walk, key, x, y, securityChanged, users, out);
+    if (x.item !== y.item) {
+      // Body, constraints and weight belong to one entry of the item: they change only where one
+      // entry of the same key ends and another begins (or between two catalogues).
+      diffBody(walk, key, x, y, out);
+      diffConstraints(walk, key, x, y, out);
+      diffWeight(walk, key, x, y, out);
+    }
     if (subject.type === 'stream') addPlaceholderUsers(walk, subject.id, users);
   }
   for (const [name, list] of [...users].sort(([p], [q]) => cmp(p, q))) diffEnum(walk, name, list.sort(compareUsers), out);
@@ -177,7 +201,7 @@ function addUser(users: Map<string, EnumUser[]>, enumName: string, user: EnumUse
 }
 
 function diffParameters(
-  walk: Walk, key: string, x: SurfaceItem, y: SurfaceItem, securityChanged: boolean, users: Map<string, EnumUser[]>, out: Delta[],
+  walk: Sides, key: string, x: SurfaceItem, y: SurfaceItem, securityChanged: boolean, users: Map<string, EnumUser[]>, out: Delta[],
 ): void {
   const { subject } = x;
   const paramAt = (s: Surface, name: string): Parameter | undefined => s.items.get(key)?.parameters?.get(name);
@@ -189,13 +213,14 @@ function diffParameters(
       // Signed parameters come and go with the security scheme: the security change reports them.
       if (securityChanged && (px ? x : y).signed?.has(p)) continue;
       const release = walk.when(subject, (s) => paramAt(s, name) !== undefined);
-      out.push({ kind: 'parameter', type: px ? 'removed' : 'added', subject, parameter: name, release, item: p, param: p });
+      out.push({ kind: 'parameter', type: px ? 'removed' : 'added', subject, parameter: name, release, item: p, param: p, at: p.at });
       continue;
     }
     if (px.required !== py.required) {
       const release = walk.when(subject, (s) => paramAt(s, name)?.required);
-      out.push({ kind: 'parameter', type: py.required ? 'became-required' : 'became-optional', subject, parameter: name, release, item: py, param: py });
+      out.push({ kind: 'parameter', type: py.required ? 'became-required' : 'became-optional', subject, parameter: name, release, item: py, param: py, at: py.at });
     }
+    if (px !== py) diffSchema(walk, subject, name, px.schema, py.schema, (s) => paramAt(s, name)?.schema, { param: py, at: py.at }, out);
     const dx = walk.from.status(px) === 'deprecated';
     const dy = walk.to.status(py) === 'deprecated';
     if (dx !== dy) {
@@ -203,7 +228,7 @@ function diffParameters(
         const p = paramAt(s, name);
         return p !== undefined && s.status(p) === 'deprecated';
       });
-      out.push({ kind: 'parameter', type: dy ? 'deprecated' : 'undeprecated', subject, parameter: name, release, item: py, param: py });
+      out.push({ kind: 'parameter', type: dy ? 'deprecated' : 'undeprecated', subject, parameter: name, release, item: py, param: py, at: py.at });
     }
     if (px.enum && px.enum === py.enum) {
       addUser(users, px.enum, { [subject.type === 'endpoint' ? 'endpoint' : 'wsMethod']: subject.id, name });
@@ -213,22 +238,23 @@ function diffParameters(
 }
 
 /** A stream whose name template has placeholders typed by a named enum uses that enum. */
-function addPlaceholderUsers(walk: Walk, stream: string, users: Map<string, EnumUser[]>): void {
+function addPlaceholderUsers(walk: Sides, stream: string, users: Map<string, EnumUser[]>): void {
   for (const m of stream.matchAll(/<([^>]+)>/g)) {
-    const enumName = walk.service.placeholders[m[1]]?.enum;
+    const enumName = walk.to.view.service.placeholders[m[1]]?.enum;
     if (enumName) addUser(users, enumName, { stream, name: m[1] });
   }
 }
 
 /** Value changes of a named enum, once for all its users alive at both releases. */
-function diffEnum(walk: Walk, name: string, usedBy: EnumUser[], out: Delta[]): void {
+function diffEnum(walk: Sides, name: string, usedBy: EnumUser[], out: Delta[]): void {
   const vx = walk.from.enumValues(name);
   const vy = walk.to.enumValues(name);
   const subject: Subject = { type: 'enum', id: name };
   for (const v of new Set([...vx.keys(), ...vy.keys()])) {
     const inX = vx.get(v);
     const inY = vy.get(v);
-    const base = { kind: 'enum-value' as const, subject, value: v, usedBy, item: (inY ?? inX)!.item };
+    const item = (inY ?? inX)!.item;
+    const base = { kind: 'enum-value' as const, subject, value: v, usedBy, item, at: item.at };
     if (!inX || !inY) {
       out.push({ ...base, type: inX ? 'removed' : 'added', release: walk.when(subject, (s) => s.enumValues(name).has(v)) });
     } else if (inX.deprecated !== inY.deprecated) {
@@ -239,7 +265,7 @@ function diffEnum(walk: Walk, name: string, usedBy: EnumUser[], out: Delta[]): v
 
 /** Value changes of a parameter whose schema lists its values inline (no lifecycle per value). */
 function diffInlineValues(
-  walk: Walk, subject: Subject, name: string, px: Parameter, py: Parameter, paramAt: (s: Surface) => Parameter | undefined, out: Delta[],
+  walk: Sides, subject: Subject, name: string, px: Parameter, py: Parameter, paramAt: (s: Surface) => Parameter | undefined, out: Delta[],
 ): void {
   const vx = inlineEnum(px.schema);
   const vy = inlineEnum(py.schema);
@@ -248,6 +274,17 @@ function diffInlineValues(
     const inX = vx.includes(v);
     if (inX === vy.includes(v)) continue;
     const release = walk.when(subject, (s) => !!inlineEnum(paramAt(s)?.schema)?.includes(v));
-    out.push({ kind: 'enum-value', type: inX ? 'removed' : 'added', subject, parameter: name, value: v, release, param: inX ? px : py });
+    out.push({ kind: 'enum-value', type: inX ? 'removed' : 'added', subject, parameter: name, value: v, release, param: inX ? px : py, at: py.at });
   }
+}
+
+/**
+ * For an item whose own removal is the change (not a downgrade past its addition): how many
+ * releases it was deprecated before it went, or null if it never was. Undefined otherwise.
+ */
+function deprecatedFor(walk: Sides, item: Lifecycle, release: string): number | null | undefined {
+  const { span } = item;
+  const releases = walk.from.view.service.releases;
+  if (!(walk instanceof Walk) || span.removed === null || releases[span.removed]?.id !== release) return undefined;
+  return span.deprecated === null || span.deprecated >= span.removed ? null : span.removed - span.deprecated;
 }

@@ -1,44 +1,51 @@
 // Presentation only: the classified changes as text (terminal, grouped by endpoint), markdown
-// (PR comment, grouped by kind then endpoint) or JSON (the stable machine contract).
+// (PR comment, grouped by kind then endpoint), JSON (the stable machine contract, described by
+// json-schema.ts), JUnit XML (CI test reports), GitHub Actions annotations, or one HTML page.
+import { formatGithub } from './format-github.js';
+import { formatHtml } from './format-html.js';
+import { formatJunit } from './format-junit.js';
 import { compareSubjects, type SubjectRef } from './order.js';
 import { subjectOf } from './rules.js';
-import { KINDS, SEVERITIES, type Change, type DiffResult, type EnumUser, type Kind, type Severity } from './types.js';
+import { countBySeverity, KIND_TITLE, releaseLabel, summary } from './format-common.js';
+import { KINDS, SEVERITIES, type Change, type DiffResult, type EnumUser, type Severity } from './types.js';
 
-export const FORMATS = ['text', 'markdown', 'json'] as const;
+export { countBySeverity, KIND_TITLE, releaseLabel, summary };
+
+export const FORMATS = ['text', 'markdown', 'json', 'junit', 'github', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
-export function format(result: DiffResult, fmt: Format): string {
+export interface FormatOptions {
+  /** junit: changes at or above this severity are failures (default breaking). */
+  failOn?: Severity;
+  /** github: the catalogue folder as the annotations' paths start (relative to the repository root). */
+  pathPrefix?: string;
+}
+
+export function format(result: DiffResult, fmt: Format, opts: FormatOptions = {}): string {
   if (fmt === 'json') return formatJson(result);
   if (fmt === 'markdown') return formatMarkdown(result);
+  if (fmt === 'junit') return formatJunit(result, opts.failOn ?? 'breaking');
+  if (fmt === 'github') return formatGithub(result, opts.pathPrefix ?? '');
+  if (fmt === 'html') return formatHtml(result);
   return formatText(result);
 }
 
+
 export function formatJson(r: DiffResult): string {
-  return `${JSON.stringify({ service: r.service, from: r.from, to: r.to, changes: r.changes }, null, 2)}\n`;
+  return `${JSON.stringify({ service: r.service, from: r.from, to: r.to, ...(r.releases ? { releases: r.releases } : {}), ...(r.droppedReleases?.length ? { droppedReleases: r.droppedReleases } : {}), changes: r.changes }, null, 2)}\n`;
 }
 
-export function countBySeverity(changes: readonly Change[]): Record<Severity, number> {
-  const n: Record<Severity, number> = { breaking: 0, warning: 0, info: 0 };
-  for (const c of changes) n[c.severity]++;
-  return n;
-}
 
-/** "12 changes: 3 breaking, 2 warning, 7 info" or "no changes"; `strong` wraps the count (markdown). */
-export function summary(changes: readonly Change[], strong = (s: string) => s): string {
-  if (!changes.length) return strong('no changes');
-  const n = countBySeverity(changes);
-  return `${strong(`${changes.length} change${changes.length === 1 ? '' : 's'}`)}: ${SEVERITIES.map((s) => `${n[s]} ${s}`).join(', ')}`;
-}
 
-const SUBJECT_LABEL = { endpoint: '', enum: 'enum ', 'ws-method': 'websocket-API method ', stream: 'stream ' };
+export const SUBJECT_LABEL = { endpoint: '', enum: 'enum ', 'ws-method': 'websocket-API method ', stream: 'stream ' };
 
-interface Group {
+export interface Group {
   subject: SubjectRef;
   changes: Change[];
 }
 
 /** Changes grouped by what they touch, subjects in the order of compareSubjects. */
-function bySubject(changes: readonly Change[]): Group[] {
+export function bySubject(changes: readonly Change[]): Group[] {
   const groups = new Map<string, Group>();
   for (const c of changes) {
     const subject = subjectOf(c);
@@ -51,7 +58,7 @@ function bySubject(changes: readonly Change[]): Group[] {
 }
 
 /** "enum TransferType (used by type of GET /x, …)"; `q` quotes names (markdown code spans). */
-function title(g: Group, q: (s: string) => string): string {
+export function title(g: Group, q: (s: string) => string): string {
   const { type, id } = g.subject;
   const users = g.changes[0].usedBy;
   const used = users?.length ? ` (used by ${users.map((u) => user(u, q)).join(', ')})` : '';
@@ -66,31 +73,26 @@ function user(u: EnumUser, q: (s: string) => string): string {
 
 export function formatText(r: DiffResult): string {
   const lines = [`${r.service} ${r.from} → ${r.to}: ${summary(r.changes)}`];
+  if (r.droppedReleases?.length) lines.push(`releases deleted from the catalogue (clients pinned there lose them): ${r.droppedReleases.join(', ')}`);
   const wSev = Math.max(...SEVERITIES.map((s) => s.length));
-  const wRel = Math.max(0, ...r.changes.map((c) => c.release.length));
+  const rel = (c: Change) => releaseLabel(c, r.releases);
+  const wRel = Math.max(0, ...r.changes.map((c) => rel(c).length));
   const wId = Math.max(0, ...r.changes.map((c) => c.id.length));
   for (const g of bySubject(r.changes)) {
     lines.push('', title(g, (x) => x));
-    for (const c of g.changes) lines.push(`  ${c.severity.padEnd(wSev)}  ${c.release.padEnd(wRel)}  ${c.id.padEnd(wId)}  ${c.message}`);
+    for (const c of g.changes) lines.push(`  ${c.severity.padEnd(wSev)}  ${rel(c).padEnd(wRel)}  ${c.id.padEnd(wId)}  ${c.message}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-const KIND_TITLE: Record<Kind, string> = {
-  endpoint: 'Endpoints',
-  security: 'Security',
-  parameter: 'Parameters',
-  'enum-value': 'Enum values',
-  'ws-method': 'Websocket-API methods',
-  stream: 'Streams',
-};
 
 export function formatMarkdown(r: DiffResult): string {
-  return `${[`## ${r.service} ${r.from} → ${r.to}`, '', ...markdownBody(r.changes, 3)].join('\n')}\n`;
+  return `${[`## ${r.service} ${r.from} → ${r.to}`, '', ...markdownBody(r.changes, 3, r.releases)].join('\n')}\n`;
 }
 
 /** Summary line, then one section per kind (at heading `level`), changes grouped by endpoint. */
-export function markdownBody(changes: readonly Change[], level: number): string[] {
+export function markdownBody(changes: readonly Change[], level: number, releases?: readonly string[]): string[] {
+  const item = (c: Change) => itemLine(c, releases);
   const out = [summary(changes, (s) => `**${s}**`)];
   for (const kind of KINDS) {
     const ofKind = changes.filter((c) => c.kind === kind);
@@ -114,11 +116,11 @@ export function markdownBody(changes: readonly Change[], level: number): string[
 
 /** Identical parameter changes on at least this many endpoints are written once, with the endpoints listed. */
 const SHARED_MIN = 5;
-const sameKey = (c: Change) => `${c.id}\0${c.release}\0${c.message}`;
+const sameKey = (c: Change) => `${c.id}\0${c.release}\0${(c.releases ?? []).join(' ')}\0${c.message}`;
 
-function item(c: Change): string {
+function itemLine(c: Change, releases?: readonly string[]): string {
   const sev = c.severity === 'info' ? c.severity : `**${c.severity}**`;
-  return `${sev} \`${c.id}\` in ${c.release}: ${escapeMarkdown(c.message)}`;
+  return `${sev} \`${c.id}\` in ${escapeMarkdown(releaseLabel(c, releases))}: ${escapeMarkdown(c.message)}`;
 }
 
 function code(s: string): string {

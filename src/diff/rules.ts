@@ -7,20 +7,50 @@ import type { Parameter, SecurityScheme } from '../catalogue/model.js';
 import { cmp, compareSubjects, type SubjectRef } from './order.js';
 import { KINDS, SEVERITIES, type Change, type Delta, type DeltaType, type Kind, type Severity } from './types.js';
 
+/** Policy settings some rules read. */
+export interface RuleContext {
+  /** Releases an endpoint must stay deprecated before its removal (--deprecation-releases). */
+  deprecationReleases: number;
+}
+
+export const DEFAULT_CONTEXT: RuleContext = { deprecationReleases: 1 };
+
 export interface Rule {
   id: string;
   severity: Severity;
   kind: Kind;
   type: DeltaType;
   /** Extra condition when two rules share kind and type. */
-  when?: (d: Delta) => boolean;
+  when?: (d: Delta, ctx: RuleContext) => boolean;
+  /**
+   * A policy check: reported in addition to the delta's own rule (as oasdiff's sunset checks are),
+   * so ignoring or switching it off never hides the change itself.
+   */
+  policy?: boolean;
   /** What the rule reports, for documentation (--list-rules). */
   description: string;
   message: (d: Delta) => string;
 }
 
 const SCHEME_RANK: Record<SecurityScheme, number> = { NONE: 0, API_KEY: 1, SIGNED: 2 };
-const tightened = (d: Delta) => SCHEME_RANK[d.after!] > SCHEME_RANK[d.before!];
+const tightened = (d: Delta) => SCHEME_RANK[d.after as SecurityScheme] > SCHEME_RANK[d.before as SecurityScheme];
+
+/** Schema keyword without the array-items prefix. */
+const keyword = (d: Delta) => (d.attribute ?? '').replace(/^items\./, '');
+const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems']);
+const isType = (d: Delta) => keyword(d) === 'type' || keyword(d) === 'format';
+const patternChanged = (d: Delta) => keyword(d) === 'pattern' && d.before !== undefined && d.after !== undefined;
+/** A bound or pattern added, a lower bound raised or an upper bound lowered: fewer values accepted. */
+function boundTightened(d: Delta): boolean {
+  if (d.before === undefined) return true;
+  if (d.after === undefined) return false;
+  const [a, b] = [JSON.parse(d.before) as number, JSON.parse(d.after) as number];
+  return LOWER_BOUNDS.has(keyword(d)) ? b > a : b < a;
+}
+const subjectPart = (d: Delta) => (d.inBody ? `body property ${d.parameter}` : param(d));
+const fromTo = (d: Delta) => `from ${d.before ?? 'none'} to ${d.after ?? 'none'}`;
+const bodyProp = (d: Delta) => `body property ${d.parameter}`;
+const removedEarly = (d: Delta, ctx: RuleContext) => typeof d.deprecatedFor === 'number' && d.deprecatedFor < ctx.deprecationReleases;
 
 const use = (d: Delta) => (d.item?.replacement ? `; use ${d.item.replacement}` : '');
 const where = (p: Parameter | undefined) => (p?.in === 'header' ? 'header' : p?.in === 'body' ? 'body field' : 'query parameter');
@@ -53,31 +83,54 @@ export const RULES: readonly Rule[] = [
   { id: 'enum-value-removed', severity: 'breaking', kind: 'enum-value', type: 'removed', description: 'an enum used by parameters loses a value', message: (d) => `${value(d)} removed${use(d)}` },
   { id: 'enum-value-deprecated', severity: 'warning', kind: 'enum-value', type: 'deprecated', description: 'an enum value becomes deprecated', message: (d) => `${value(d)} deprecated${use(d)}` },
   { id: 'enum-value-undeprecated', severity: 'info', kind: 'enum-value', type: 'undeprecated', description: 'a deprecated enum value is no longer deprecated (downgrades)', message: (d) => `${value(d)} no longer deprecated` },
+  { id: 'schema-type-changed', severity: 'breaking', kind: 'schema', type: 'schema-changed', when: isType, description: 'the type or format of a parameter or body property changes', message: (d) => `${subjectPart(d)}: ${d.attribute} changed ${fromTo(d)}` },
+  { id: 'schema-pattern-changed', severity: 'warning', kind: 'schema', type: 'schema-changed', when: patternChanged, description: 'the pattern of a parameter or body property changes (values accepted before may be refused)', message: (d) => `${subjectPart(d)}: ${d.attribute} changed ${fromTo(d)}` },
+  { id: 'schema-bound-tightened', severity: 'breaking', kind: 'schema', type: 'schema-changed', when: boundTightened, description: 'a minimum, maximum, length, item count or pattern of a parameter or body property is added or made stricter', message: (d) => `${subjectPart(d)}: ${d.attribute} tightened ${fromTo(d)}` },
+  { id: 'schema-bound-relaxed', severity: 'info', kind: 'schema', type: 'schema-changed', when: (d) => !boundTightened(d), description: 'a minimum, maximum, length, item count or pattern of a parameter or body property is removed or relaxed', message: (d) => `${subjectPart(d)}: ${d.attribute} relaxed ${fromTo(d)}` },
+  { id: 'request-body-added', severity: 'breaking', kind: 'body', type: 'body-added', when: (d) => d.parameter === undefined, description: 'an endpoint starts to require a request body', message: () => 'request body added' },
+  { id: 'request-body-removed', severity: 'warning', kind: 'body', type: 'body-removed', when: (d) => d.parameter === undefined, description: 'an endpoint no longer takes a request body', message: () => 'request body removed' },
+  { id: 'body-required-property-added', severity: 'breaking', kind: 'body', type: 'body-added', when: (d) => !!d.required, description: 'a required request-body property is added', message: (d) => `required ${bodyProp(d)} added` },
+  { id: 'body-property-added', severity: 'info', kind: 'body', type: 'body-added', description: 'an optional request-body property is added', message: (d) => `optional ${bodyProp(d)} added` },
+  { id: 'body-property-removed', severity: 'breaking', kind: 'body', type: 'body-removed', description: 'a request-body property is removed', message: (d) => `${bodyProp(d)} removed` },
+  { id: 'body-property-became-required', severity: 'breaking', kind: 'body', type: 'body-became-required', description: 'an optional request-body property becomes required', message: (d) => `${bodyProp(d)} became required` },
+  { id: 'body-property-became-optional', severity: 'info', kind: 'body', type: 'body-became-optional', description: 'a required request-body property becomes optional', message: (d) => `${bodyProp(d)} became optional` },
+  { id: 'constraint-added', severity: 'breaking', kind: 'constraint', type: 'added', description: 'parameters become mutually exclusive (a combination accepted before is refused)', message: (d) => `parameters ${d.value} made mutually exclusive` },
+  { id: 'constraint-removed', severity: 'info', kind: 'constraint', type: 'removed', description: 'parameters are no longer mutually exclusive', message: (d) => `parameters ${d.value} no longer mutually exclusive` },
+  { id: 'endpoint-weight-changed', severity: 'info', kind: 'weight', type: 'weight-changed', description: "an endpoint's rate-limit weight changes", message: (d) => `weight changed ${fromTo(d)}` },
+  { id: 'endpoint-removed-without-deprecation', severity: 'warning', kind: 'endpoint', type: 'removed', policy: true, when: (d) => d.deprecatedFor === null, description: 'policy: an endpoint is removed without having been deprecated first', message: () => 'endpoint removed without being deprecated first' },
+  { id: 'endpoint-removed-before-deprecation-period', severity: 'warning', kind: 'endpoint', type: 'removed', policy: true, when: removedEarly, description: 'policy: an endpoint is removed fewer than --deprecation-releases releases after its deprecation', message: (d) => `endpoint removed ${d.deprecatedFor} release(s) after its deprecation` },
   ...itemRules('ws-method', 'websocket-API method'),
   ...itemRules('stream', 'stream'),
 ];
 
 export const RULE_IDS: readonly string[] = RULES.map((r) => r.id);
 
-export function ruleFor(d: Delta): Rule {
-  const rule = RULES.find((r) => r.kind === d.kind && r.type === d.type && (!r.when || r.when(d)));
+/** Policy checks, reported next to the change they judge (see Rule.policy). */
+export const POLICY_RULE_IDS: ReadonlySet<string> = new Set(RULES.filter((r) => r.policy).map((r) => r.id));
+
+const matches = (r: Rule, d: Delta, ctx: RuleContext) => r.kind === d.kind && r.type === d.type && (!r.when || r.when(d, ctx));
+
+export function ruleFor(d: Delta, ctx: RuleContext = DEFAULT_CONTEXT): Rule {
+  const rule = RULES.find((r) => !r.policy && matches(r, d, ctx));
   if (!rule) throw new Error(`internal: no rule for a ${d.type} ${d.kind}`);
   return rule;
 }
 
+/** The delta's own rule, then every policy rule it also breaks. */
+export function rulesFor(d: Delta, ctx: RuleContext = DEFAULT_CONTEXT): Rule[] {
+  return [ruleFor(d, ctx), ...RULES.filter((r) => r.policy && matches(r, d, ctx))];
+}
+
 /** Classify neutral deltas into changes, in the one deterministic order every format uses. */
-export function classify(deltas: readonly Delta[]): Change[] {
+export function classify(deltas: readonly Delta[], ctx: RuleContext = DEFAULT_CONTEXT): Change[] {
   return deltas
-    .map((d) => {
-      const c = toChange(d);
-      return { c, s: subjectOf(c), k: KINDS.indexOf(c.kind) };
-    })
+    .flatMap((d) => rulesFor(d, ctx).map((rule) => toChange(d, rule)))
+    .map((c) => ({ c, s: subjectOf(c), k: KINDS.indexOf(c.kind) }))
     .sort((a, b) => a.k - b.k || compareSubjects(a.s, b.s) || compareRest(a.c, b.c))
     .map((x) => x.c);
 }
 
-function toChange(d: Delta): Change {
-  const rule = ruleFor(d);
+function toChange(d: Delta, rule: Rule): Change {
   const { type, id } = d.subject;
   const own = (type === 'ws-method' || type === 'stream') && d.kind === type; // the method or stream itself, not a part of it
   const flip = d.type === 'became-required' ? ['optional', 'required'] : d.type === 'became-optional' ? ['required', 'optional'] : [];
@@ -92,10 +145,13 @@ function toChange(d: Delta): Change {
     enum: type === 'enum' ? id : undefined,
     value: d.value,
     usedBy: d.usedBy,
+    attribute: d.attribute,
     before: d.before ?? flip[0],
     after: d.after ?? flip[1],
     release: d.release,
+    releases: d.releases,
     message: rule.message(d),
+    at: d.at && { file: d.at.file, line: d.at.line },
   };
 }
 

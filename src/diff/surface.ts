@@ -90,3 +90,15 @@ export function inlineEnum(schema: Record<string, unknown> | undefined): string[
   const list = Array.isArray(schema.enum) ? schema.enum : inlineEnum(schema.items as Record<string, unknown> | undefined);
   return list ? list.map(String) : null;
 }
+
+/**
+ * The two surfaces a diff compares and how it dates a difference. A release diff (Walk) compares
+ * two releases of one catalogue and names the release where each change happened; a base diff
+ * (Pinned) compares one release of two catalogues, so every change is dated by that release.
+ */
+export interface Sides {
+  readonly from: Surface;
+  readonly to: Surface;
+  /** The release where `state` of `subject` changed between the two sides; states are primitives. */
+  when(subject: Subject, state: (s: Surface) => unknown): string;
+}

@@ -2,12 +2,12 @@
 //   diff (neutral Delta: what changed, where, in which release)
 //   → rules (Change: stable rule id, severity, message)
 //   → formatters (text | markdown | json).
-import type { Lifecycle, Parameter, SecurityScheme } from '../catalogue/model.js';
+import type { Lifecycle, Parameter, Where } from '../catalogue/model.js';
 
-export type Kind = 'endpoint' | 'parameter' | 'enum-value' | 'stream' | 'ws-method' | 'security';
+export type Kind = 'endpoint' | 'parameter' | 'enum-value' | 'stream' | 'ws-method' | 'security' | 'schema' | 'body' | 'constraint' | 'weight';
 
 /** Kinds in the order every output lists them. */
-export const KINDS: readonly Kind[] = ['endpoint', 'security', 'parameter', 'enum-value', 'ws-method', 'stream'];
+export const KINDS: readonly Kind[] = ['endpoint', 'security', 'parameter', 'schema', 'body', 'constraint', 'weight', 'enum-value', 'ws-method', 'stream'];
 
 export type Severity = 'breaking' | 'warning' | 'info';
 
@@ -25,7 +25,15 @@ export type DeltaType =
   | 'undeprecated'
   | 'became-required'
   | 'became-optional'
-  | 'security-changed';
+  | 'security-changed'
+  /** A schema keyword of a parameter or body property changed; `attribute` names it. */
+  | 'schema-changed'
+  /** A request-body property (`parameter` holds its dotted path), or the body itself when `parameter` is absent. */
+  | 'body-added'
+  | 'body-removed'
+  | 'body-became-required'
+  | 'body-became-optional'
+  | 'weight-changed';
 
 /**
  * Where a change sits: a REST endpoint, a websocket-API method, a websocket stream, or a named enum
@@ -59,13 +67,28 @@ export interface Delta {
   usedBy?: EnumUser[];
   /** Release where the change happened, chronologically (for a downgrade: where the item was added). */
   release: string;
+  /** Base diffs: every release whose pinned clients see this difference. */
+  releases?: string[];
   /** The catalogue item concerned, as it stands on the side where it exists (for replacement and notes). */
   item?: Lifecycle;
   /** The parameter concerned (parameter kind, inline enum values), on the side where it exists. */
   param?: Parameter;
-  /** Security schemes at <from> and <to> (security-changed). */
-  before?: SecurityScheme;
-  after?: SecurityScheme;
+  /** Attribute values at <from> and <to> (security schemes, schema keywords and weights as JSON). */
+  before?: string;
+  after?: string;
+  /** A schema change of a request-body property (`parameter` is its dotted path), not of a parameter. */
+  inBody?: boolean;
+  /** A body property added or removed: whether the body requires it. */
+  required?: boolean;
+  /** The schema keyword compared (schema-changed): type, minimum, maxLength, pattern, exclusive, … */
+  attribute?: string;
+  /**
+   * An item's own removal (release diffs): how many releases it was deprecated before it went;
+   * null when it never was.
+   */
+  deprecatedFor?: number | null;
+  /** Where the YAML that caused the change is written (the <to> side when the item exists there). */
+  at?: Where;
 }
 
 /** A classified change: what the JSON output lists, field for field. */
@@ -81,16 +104,27 @@ export interface Change {
   enum?: string;
   value?: string;
   usedBy?: EnumUser[];
-  /** Attribute values at <from> and <to> for security and required-flag changes. */
+  /** The schema keyword concerned (schema and constraint kinds). */
+  attribute?: string;
+  /** Attribute values at <from> and <to> for security, required-flag, schema and weight changes. */
   before?: string;
   after?: string;
   release: string;
+  /** Base diffs (--base): every release whose pinned clients see the change, oldest first. */
+  releases?: string[];
   message: string;
+  /** The YAML item that caused the change: file relative to the catalogue folder, 1-based line. */
+  at?: Where;
 }
 
 export interface DiffResult {
   service: string;
+  /** Release ids, or for a base diff the base's label (folder or git revision) and "working catalogue". */
   from: string;
   to: string;
+  /** Base diffs: the releases compared, oldest first (the releases of the working catalogue). */
+  releases?: string[];
+  /** Base diffs: releases of the base that the working catalogue deleted. */
+  droppedReleases?: string[];
   changes: Change[];
 }

@@ -53,11 +53,11 @@ test('unknown release: exit 2, one line naming it and every valid release', () =
 
 test('bad flags: exit 2 with the valid choices', () => {
   for (const [args, re] of [
-    [['1.0.0', '1.1.0', '--format', 'yaml'], /invalid format "yaml"; valid: text, markdown, json/],
+    [['1.0.0', '1.1.0', '--format', 'yaml'], /invalid format "yaml"; valid: text, markdown, json, junit, github, html, json-schema/],
     [['1.0.0', '1.1.0', '--fail-on', 'minor'], /invalid fail-on "minor"; valid: breaking, warning, info, any/],
     [['1.0.0', '1.1.0', '--service', 'shop'], /invalid service "shop"; valid: exchange/],
     [['1.0.0', '1.1.0', '--colour'], /unknown option --colour/],
-    [['1.0.0'], /expected two releases <from> <to>, got 1/],
+    [['1.0.0'], /expected two releases <from> <to> \(or --base <dir \| git revision>\), got 1/],
   ] as const) {
     const r = diff(...args);
     assert.is(r.status, 2, args.join(' '));

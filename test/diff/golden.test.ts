@@ -10,7 +10,7 @@ import { GOLDEN_DIR } from './support.js';
 
 const { catalogue } = loadCatalogue();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
-const EXT: Record<Format, string> = { text: 'txt', markdown: 'md', json: 'json' };
+const EXT: Record<Format, string> = { text: 'txt', markdown: 'md', json: 'json', junit: 'junit.xml', github: 'github.txt', html: 'html' };
 
 const RANGES = [
   ['1.6.0', '1.7.0'], // universal transfer types churn
@@ -24,6 +24,19 @@ for (const [from, to] of RANGES) {
     test(`${from} → ${to} as ${fmt} matches its golden file`, () => {
       const file = join(GOLDEN_DIR, `${from}_${to}.${EXT[fmt]}`);
       const actual = format(diffReleases(catalogue, 'exchange', from, to), fmt);
+      if (UPDATE) writeFileSync(file, actual);
+      assert.ok(existsSync(file), `${file} is missing; run the tests with UPDATE_GOLDEN=1`);
+      assert.fixture(actual, readFileSync(file, 'utf8'));
+    });
+  }
+}
+
+// The CI formats on two ranges (paths as the repository root sees them: catalogue/…).
+for (const [from, to] of [['3.5.1', '3.6.0'], ['3.7.0', '3.8.0']] as const) {
+  for (const fmt of ['junit', 'github', 'html'] as const) {
+    test(`${from} → ${to} as ${fmt} matches its golden file`, () => {
+      const file = join(GOLDEN_DIR, `${from}_${to}.${EXT[fmt]}`);
+      const actual = format(diffReleases(catalogue, 'exchange', from, to), fmt, { pathPrefix: 'catalogue' });
       if (UPDATE) writeFileSync(file, actual);
       assert.ok(existsSync(file), `${file} is missing; run the tests with UPDATE_GOLDEN=1`);
       assert.fixture(actual, readFileSync(file, 'utf8'));
