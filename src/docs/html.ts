@@ -52,7 +52,7 @@ export function page(title: string, current: string, body: string, extraHead = '
 </head>
 <body>
   <nav class="gw-nav">
-    <strong>${esc(title)}</strong>
+    <strong>Gateway</strong>
     ${nav}
   </nav>
 ${body}

@@ -11,7 +11,6 @@ window.addEventListener('DOMContentLoaded', function () {
     validatorUrl: null,
     docExpansion: 'list',
     defaultModelsExpandDepth: 0,
-    filter: true,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
   });
