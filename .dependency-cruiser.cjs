@@ -7,9 +7,9 @@ module.exports = {
   forbidden: [
     {
       name: 'lower-layer-imports-upper',
-      comment: 'catalogue/, upstream/, builders/ and diff/ are used by the gateway and the CLI, never the reverse',
+      comment: 'catalogue/, upstream/, builders/, diff/ and docs/ are used by the gateway and the CLI, never the reverse',
       severity: 'error',
-      from: { path: '^src/(catalogue|upstream|builders|diff)/' },
+      from: { path: '^src/(catalogue|upstream|builders|diff|docs)/' },
       to: { path: ['^src/(gateway|cli)/', '^src/(cli|server|config|cluster)\\.ts$'] },
     },
     {

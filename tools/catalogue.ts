@@ -1,7 +1,8 @@
 // npm run catalogue -- <command>: inspect and check the catalogue.
 //   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
 //   lint [--catalogue <dir>] [--quiet]        the loader's errors and warnings; exit 1 on errors
-//   openapi [--release <id>] [--catalogue <dir>]   OpenAPI 3.1 of what is served at the release
+//   openapi [--release <id>] [--service <id>] [--catalogue <dir>]   OpenAPI 3.1 of what is served at the release
+//   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]  AsyncAPI 3.0 of the websocket side at the release
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
 import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
@@ -11,12 +12,15 @@ import { runTool } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
+import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { pinViews } from '../src/catalogue/pin.js';
+import type { ReleaseView } from '../src/catalogue/resolve.js';
 
 const USAGE = `usage: npm run catalogue -- <command> [options]
   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
   lint [--catalogue <dir>] [--quiet]
-  openapi [--release <id>] [--catalogue <dir>]
+  openapi [--release <id>] [--service <id>] [--catalogue <dir>]
+  asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]
   import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]`;
 
 function main(argv: string[]): number {
@@ -24,16 +28,23 @@ function main(argv: string[]): number {
   if (command === 'lint') return lint(rest);
   if (command === 'endpoints') return endpoints(rest);
   if (command === 'import-openapi') return importCommand(rest);
-  if (command === 'openapi') return openapi(rest);
-  const valid = 'endpoints, lint, openapi, import-openapi';
+  if (command === 'openapi') return exportDoc(rest, toOpenApi);
+  if (command === 'asyncapi') return exportDoc(rest, toAsyncApi);
+  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi';
   throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
 }
 
-function openapi(argv: string[]): number {
-  const args = parseArgs(argv, ['release', 'catalogue']);
+/** openapi / asyncapi: the document of every service at the release, or of the one --service names. */
+function exportDoc(argv: string[], build: (views: ReleaseView[]) => Record<string, unknown>): number {
+  const args = parseArgs(argv, ['release', 'service', 'catalogue']);
   const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
-  const views = pinViews(catalogue, { all: flag(args, 'release'), byService: {} });
-  console.log(JSON.stringify(toOpenApi(views), null, 2));
+  const only = flag(args, 'service');
+  if (only !== undefined) oneOf('service', only, catalogue.services.map((s) => s.id));
+  const release = flag(args, 'release');
+  // With --service, the release applies to that service alone (pinViews then checks it exists there).
+  const pin = only !== undefined && release !== undefined ? { byService: { [only]: release } } : { all: release, byService: {} };
+  const views = pinViews(catalogue, pin).filter((v) => only === undefined || v.service.id === only);
+  console.log(JSON.stringify(build(views), null, 2));
   return 0;
 }
 
