@@ -178,6 +178,11 @@ class ServiceBuilder {
       this.parameter(sf, ['security', 'signedParameters', i], p, defaultIn, 'security.signedParameters')));
     this.svc.commonParameters = dense((s.commonParameters ?? []).map((p: any, i: number) =>
       this.parameter(sf, ['commonParameters', i], p, defaultIn, 'commonParameters', true)));
+    // Where the upstream reads the signing parameters on every endpoint of a path family (clients
+    // sign every /sapi call), they become optional common parameters there, checked by the same schema.
+    for (const a of dense<{ pathPrefix: string }>(s.security?.signedParametersAccepted ?? [])) {
+      for (const p of this.svc.signedParameters) this.svc.commonParameters.push({ ...p, required: false, pathPrefix: a.pathPrefix });
+    }
     this.checkErrorCodes(sf);
     this.checkBuilders(sf);
     for (const f of this.files.get('enums') ?? []) this.enums(f);
