@@ -248,6 +248,10 @@ class ServiceBuilder {
       name: p.name, in: p.in ?? defaultIn, required: p.required ?? false, description: p.description,
       schema: p.schema ?? { type: 'string' }, enum: p.enum, pathPrefix: p.pathPrefix,
     };
+    if (param.schema.type === 'array') param.style = p.style === undefined ? ['json'] : [p.style].flat();
+    else if (p.style !== undefined) {
+      this.problem(f, [...path, 'style'], `${owner}: parameter ${p.name}: style applies to list parameters (schema type: array); here the gateway would ignore it`);
+    }
     // Fields the runtime would ignore are refused, so what the YAML says is what the gateway does.
     if (p.pathPrefix !== undefined && !common) {
       this.problem(f, [...path, 'pathPrefix'], `${owner}: parameter ${p.name}: pathPrefix only applies to service.yaml commonParameters; here the gateway would ignore it`);

@@ -46,7 +46,14 @@ export interface Parameter extends Lifecycle {
   /** Name of an enum in enums.yaml: values are checked with their own lifecycle. */
   enum?: string;
   pathPrefix?: string;
+  /**
+   * List-valued parameters (schema type: array): the forms the upstream reads. json = JSON array
+   * text in one value; repeated = the key once per item. Set by the loader for every array (default json).
+   */
+  style?: ParameterStyle[];
 }
+
+export type ParameterStyle = 'json' | 'repeated';
 
 export interface SecurityEntry extends Lifecycle {
   scheme: SecurityScheme;
