@@ -1,5 +1,5 @@
 // The catalogue at the 3.12.0 pin against the three dated evidence files about the real API (see
-// test/helpers/evidence.ts): endpoints, security, parameters, required flags and enum values. Every
+// test/catalogue/evidence-sources.ts): endpoints, security, parameters, required flags and enum values. Every
 // disagreement is printed; each must be answered in the YAML by a `note` on the item it concerns (the
 // parameter, else the endpoint) that names the disagreeing source (OpenAPI, docs or connectors) and
 // says why the catalogue differs. An endpoint the API had at the pin and the catalogue lacks cannot be
@@ -9,8 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
-import { loadEvidence } from '../helpers/evidence.js';
-import { answered, compareWithEvidence } from '../helpers/evidence-compare.js';
+import { loadEvidence } from './evidence-sources.js';
+import { answered, compareWithEvidence } from './evidence-compare.js';
 
 const PIN = '3.12.0';
 const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');

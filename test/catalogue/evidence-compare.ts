@@ -1,8 +1,8 @@
-// The catalogue at one release compared with the evidence files (test/helpers/evidence.ts): every
+// The catalogue at one release compared with the evidence files (test/catalogue/evidence-sources.ts): every
 // disagreement, with the note that answers it (the parameter's, else the endpoint's), if any.
 import type { Parameter, Service } from '../../src/catalogue/model.js';
 import { resolveService, type EndpointAt } from '../../src/catalogue/resolve.js';
-import { loadEvidence, type EvidenceEndpoint, type SourceName } from './evidence.js';
+import { loadEvidence, type EvidenceEndpoint, type SourceName } from './evidence-sources.js';
 
 export interface Disagreement {
   key: string;

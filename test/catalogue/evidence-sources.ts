@@ -5,7 +5,7 @@
 // Signing parameters (timestamp, signature, recvWindow) are left out: service.yaml declares them.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { sharedDataFile } from './seed.js';
+import { sharedDataFile } from '../helpers/seed.js';
 
 export type SourceName = 'openapi' | 'docs' | 'connectors';
 
