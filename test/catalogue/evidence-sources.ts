@@ -23,8 +23,11 @@ export interface EvidenceEndpoint {
   /** null when the source does not say (the docs JSON). */
   signed: boolean | null;
   params: EvidenceParam[];
-  /** The endpoint's weight as the source writes it (OpenAPI description), else undefined. */
-  weightText?: string;
+  /**
+   * The endpoint's weight in the source (OpenAPI description): a fixed value and the limit counting it,
+   * 'conditional' when the description makes it depend on the request, undefined when it says none.
+   */
+  weight?: { value: number; per: 'IP' | 'UID' } | 'conditional';
 }
 
 export type Evidence = Map<string, EvidenceEndpoint>;
@@ -62,11 +65,17 @@ function openapi(): Evidence {
         params.push({ name, required: (formSchema.required ?? []).includes(name), values: values?.map(String), list: s.type === 'array' });
       }
       const signed = raw.some((p: any) => p.name === 'signature') || 'signature' in (formSchema?.properties ?? {});
-      const weight = /Weight(?:\(IP\)|\(UID\))?:?\s*([^\n]*)/i.exec(op.description ?? '');
-      out.set(key, { key, signed, params, weightText: weight?.[1]?.trim() });
+      out.set(key, { key, signed, params, weight: weightIn(op.description ?? '') });
     }
   }
   return out;
+}
+
+/** "Weight(IP): 5" (alone on its line: a fixed weight) or a Weight heading followed by cases. */
+function weightIn(description: string): EvidenceEndpoint['weight'] {
+  const fixed = /^\s*Weight(?:\((IP|UID)\))?\s*:\s*`?(\d+)`?'?\s*$/im.exec(description);
+  if (fixed) return { value: Number(fixed[2]), per: fixed[1] === 'UID' ? 'UID' : 'IP' };
+  return /Weight(\((IP|UID)\))?\s*[:|]/i.test(description) ? 'conditional' : undefined;
 }
 
 /** Backticked upper-case words of a description that lists values ("Supported values: `A`, `B`"). */
