@@ -61,6 +61,8 @@ export interface SecurityEntry extends Lifecycle {
 
 export interface Constraint {
   exclusive: string[];
+  /** One of the parameters must be sent. */
+  oneRequired?: boolean;
   note?: string;
   source?: string;
 }

@@ -117,6 +117,9 @@ export function checkParams(
     if (sent.length > 1) {
       throw new GatewayError('combination', `Parameters ${sent.map((n) => `'${n}'`).join(' and ')} cannot be combined in ${t.label}${release}${k.note ? ` (${k.note})` : ''}.`);
     }
+    if (k.oneRequired && sent.length === 0) {
+      throw new GatewayError('missing', `One of ${k.exclusive.map((n) => `'${n}'`).join(' or ')} must be sent (${t.label}${release})${k.note ? ` (${k.note})` : ''}.`);
+    }
   }
   // Lists: each item is checked by the array schema (items, enum); a single plain value is a one-item list.
   for (const name of new Set([...c.jsonLists, ...c.repeated])) {

@@ -85,6 +85,18 @@ test('each item of an enum list is checked: a bad permission is named', async ()
   assert.match(r.json.msg!, /item 'NOPE'/);
 });
 
+test('one of symbol or symbols is required where the docs say so (ticker, tradingDay), not elsewhere', async () => {
+  for (const path of ['/api/v3/ticker', '/api/v3/ticker/tradingDay']) {
+    const none = await send('GET', path, 'type=MINI');
+    assert.is(none.status, 400, path);
+    assert.is(none.json.code, -1102);
+    assert.match(none.json.msg!, /One of 'symbol' or 'symbols' must be sent/);
+    const list = await send('GET', path, 'symbols=%5B%22BNBUSDT%22%5D');
+    assert.is(list.status, 200, `${path}: ${JSON.stringify(list.json)}`);
+  }
+  assert.is((await send('GET', '/api/v3/ticker/price', '')).status, 200, 'all prices: neither is needed');
+});
+
 test('signing parameters on an unsigned /sapi endpoint pass --strict and are still checked', async () => {
   const q = signed(`${ts()}&recvWindow=5000`);
   const ok = await send('GET', '/sapi/v1/margin/allPairs', q);
