@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type {
-  BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, SecurityEntry, Service, Span, Stream, WsMethod,
+  BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, SecurityEntry, Service, Span, Stream, Weight, WsMethod,
 } from './model.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
@@ -178,6 +178,11 @@ class ServiceBuilder {
       this.parameter(sf, ['security', 'signedParameters', i], p, defaultIn, 'security.signedParameters')));
     this.svc.commonParameters = dense((s.commonParameters ?? []).map((p: any, i: number) =>
       this.parameter(sf, ['commonParameters', i], p, defaultIn, 'commonParameters', true)));
+    // Where the upstream reads the signing parameters on every endpoint of a path family (clients
+    // sign every /sapi call), they become optional common parameters there, checked by the same schema.
+    for (const a of dense<{ pathPrefix: string }>(s.security?.signedParametersAccepted ?? [])) {
+      for (const p of this.svc.signedParameters) this.svc.commonParameters.push({ ...p, required: false, pathPrefix: a.pathPrefix });
+    }
     this.checkErrorCodes(sf);
     this.checkBuilders(sf);
     for (const f of this.files.get('enums') ?? []) this.enums(f);
@@ -243,6 +248,10 @@ class ServiceBuilder {
       name: p.name, in: p.in ?? defaultIn, required: p.required ?? false, description: p.description,
       schema: p.schema ?? { type: 'string' }, enum: p.enum, pathPrefix: p.pathPrefix,
     };
+    if (param.schema.type === 'array') param.style = p.style === undefined ? ['json'] : [p.style].flat();
+    else if (p.style !== undefined) {
+      this.problem(f, [...path, 'style'], `${owner}: parameter ${p.name}: style applies to list parameters (schema type: array); here the gateway would ignore it`);
+    }
     // Fields the runtime would ignore are refused, so what the YAML says is what the gateway does.
     if (p.pathPrefix !== undefined && !common) {
       this.problem(f, [...path, 'pathPrefix'], `${owner}: parameter ${p.name}: pathPrefix only applies to service.yaml commonParameters; here the gateway would ignore it`);
@@ -306,6 +315,7 @@ class ServiceBuilder {
         summary: e.summary, tags: e.tags, security: this.security(f, [...path, 'security'], e.security, key),
         parameters, constraints: this.constraints(e.constraints), body: e.body, builder: e.builder,
       };
+      if (e.weight !== undefined) ep.weight = this.weight(f, [...path, 'weight'], e.weight, ep);
       this.checkOverlaps(parameters, (p) => p.name, f, `${key}: duplicate parameter`);
       this.checkConstraintNames(f, [...path, 'constraints'], ep.constraints, parameters, key);
       if (e.builder && !this.svc.builders.some((b) => b.name === e.builder)) {
@@ -322,6 +332,25 @@ class ServiceBuilder {
       }
       this.svc.endpoints.push(ep);
     });
+  }
+
+  /** The weight in one shape ({ value } or { rules, otherwise }); rules must name the endpoint's parameters, steps ascend. */
+  private weight(f: RawFile, path: (string | number)[], raw: number | Record<string, any>, ep: Endpoint): Weight {
+    if (typeof raw === 'number') return { value: raw, per: 'IP' };
+    const w: Weight = { ...raw, per: raw.per ?? 'IP' } as Weight;
+    const names = new Set([...ep.parameters.map((p) => p.name), ...this.svc.commonParameters.map((p) => p.name)]);
+    if (!raw.rules) return w;
+    w.rules = raw.rules.map((r: Record<string, any>, i: number) => {
+      if (!names.has(r.parameter)) this.problem(f, [...path, 'rules', i, 'parameter'], `${ep.key}: weight rule names parameter "${r.parameter}", which the endpoint does not have`);
+      const measure = r.measure ?? 'present';
+      if ((measure === 'value' || measure === 'items') !== (r.steps !== undefined)) {
+        this.problem(f, [...path, 'rules', i], `${ep.key}: weight rule on ${r.parameter}: measure ${measure} ${r.steps ? 'takes a weight, not steps' : 'needs steps'}`);
+      }
+      const bounds = (r.steps ?? []).map((s: { upTo?: number }) => s.upTo ?? Infinity);
+      if (bounds.some((b: number, j: number) => j > 0 && b <= bounds[j - 1])) this.problem(f, [...path, 'rules', i, 'steps'], `${ep.key}: weight steps of ${r.parameter} must ascend (upTo ${bounds.join(', ')})`);
+      return { ...r, measure };
+    });
+    return w;
   }
 
   private enums(f: RawFile) {
@@ -453,5 +482,6 @@ class ServiceBuilder {
 interface EndpointInput {
   method: string; path: string; summary?: string; tags?: string; security?: unknown;
   parameters?: Record<string, unknown>[]; constraints?: Constraint[]; body?: Record<string, unknown>; builder?: string;
+  weight?: number | Record<string, unknown>;
   added?: string; deprecated?: string; removed?: string; replacement?: string; note?: string; source?: string;
 }

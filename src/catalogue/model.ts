@@ -46,7 +46,14 @@ export interface Parameter extends Lifecycle {
   /** Name of an enum in enums.yaml: values are checked with their own lifecycle. */
   enum?: string;
   pathPrefix?: string;
+  /**
+   * List-valued parameters (schema type: array): the forms the upstream reads. json = JSON array
+   * text in one value; repeated = the key once per item. Set by the loader for every array (default json).
+   */
+  style?: ParameterStyle[];
 }
+
+export type ParameterStyle = 'json' | 'repeated';
 
 export interface SecurityEntry extends Lifecycle {
   scheme: SecurityScheme;
@@ -54,6 +61,8 @@ export interface SecurityEntry extends Lifecycle {
 
 export interface Constraint {
   exclusive: string[];
+  /** One of the parameters must be sent. */
+  oneRequired?: boolean;
   note?: string;
   source?: string;
 }
@@ -72,6 +81,30 @@ export interface Endpoint extends Lifecycle {
   constraints: Constraint[];
   body?: Record<string, unknown>;
   builder?: string;
+  /** Request weight at the upstream's rate limits (the YAML's plain number becomes { value, per: 'IP' }). */
+  weight?: Weight;
+}
+
+/**
+ * How much one request counts against the upstream's rate limit: a fixed value, or the first rule
+ * whose parameter was sent, else `otherwise`.
+ */
+export interface Weight {
+  value?: number;
+  rules?: WeightRule[];
+  otherwise?: number;
+  per: 'IP' | 'UID';
+  source?: string;
+  note?: string;
+}
+
+export interface WeightRule {
+  parameter: string;
+  /** present: sent at all; true: sent as true; value: its number picks a step; items: its list length picks a step. */
+  measure: 'present' | 'true' | 'value' | 'items';
+  weight?: number;
+  /** Ascending; the first with upTo ≥ the measure applies (no upTo: everything above). */
+  steps?: { upTo?: number; weight?: number; perItem?: number }[];
 }
 
 export interface EnumValue extends Lifecycle {

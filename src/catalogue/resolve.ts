@@ -68,8 +68,10 @@ function endpointAt(service: Service, e: Endpoint, at: number): EndpointAt {
   const common = service.commonParameters.filter((p) => !p.pathPrefix || e.path.startsWith(p.pathPrefix));
   const signed = security === 'SIGNED' ? service.signedParameters : [];
   const own = new Set(e.parameters.map((p) => p.name));
-  // An endpoint's own definition of a parameter wins over the service-wide one.
-  const knownParameters = [...e.parameters, ...[...common, ...signed].filter((p) => !own.has(p.name))];
+  // An endpoint's own definition of a parameter wins over the service-wide one, a SIGNED one's
+  // signing parameters over the optional copies service.yaml accepts on its path (signedParametersAccepted).
+  const signedNames = new Set(signed.map((p) => p.name));
+  const knownParameters = [...e.parameters, ...[...common.filter((p) => !signedNames.has(p.name)), ...signed].filter((p) => !own.has(p.name))];
   return {
     endpoint: e,
     status: statusAt(e.span, at),

@@ -22,7 +22,7 @@ import { readBody } from './read-body.js';
 import { ownerOf, type Route, type RouteTable } from './route-table.js';
 import { checkApiKey } from './security-check.js';
 import { checkBody } from './validate-body.js';
-import { checkParams } from './validate-params.js';
+import { checkParams, repeatableParams } from './validate-params.js';
 
 /** What hooks see and may change: the request as it will be forwarded. */
 export interface RequestState {
@@ -139,10 +139,11 @@ export function admit(p: Program, state: RequestState): void {
 
 /** Parameters of the query string (and of a form body), checked at the pin. */
 export function checkParameters(p: Program, state: RequestState, query: string): void {
-  const values: Record<string, string> = Object.create(null); // query keys such as __proto__ are ordinary names
-  collect(values, query, state.route);
+  const values: Record<string, string | string[]> = Object.create(null); // query keys such as __proto__ are ordinary names
+  const repeatable = repeatableParams(p.paramAjv, state.route.params);
+  collect(values, query, state.route, repeatable);
   if (state.body.length && FORM_TYPE.test(state.headers['content-type'] ?? '')) {
-    collect(values, state.body.toString('utf8'), state.route); // the exchange signs and reads query + body as one set
+    collect(values, state.body.toString('utf8'), state.route, repeatable); // the exchange signs and reads query + body as one set
   }
   checkParams(p.paramAjv, state.route.params, values, state.headers, { strict: p.strict, supplied: state.supplied });
 }
@@ -231,14 +232,22 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
   };
 }
 
-/** Add the parameters of a query or form text; one sent twice is refused (the exchange does too). */
-function collect(into: Record<string, string>, text: string, route: Route): void {
+/**
+ * Add the parameters of a query or form text. A list parameter declared style: repeated gathers one
+ * item per occurrence (asset=A&asset=B); any other key sent twice is refused (the exchange does too).
+ * Only the values are read: the request is still forwarded byte for byte.
+ */
+function collect(into: Record<string, string | string[]>, text: string, route: Route, repeatable: ReadonlySet<string>): void {
   if (!text) return;
   for (const [k, v] of new URLSearchParams(text)) {
-    if (k in into) {
+    const had = into[k];
+    if (had === undefined) {
+      into[k] = v;
+    } else if (repeatable.has(k)) {
+      into[k] = typeof had === 'string' ? [had, v] : [...had, v];
+    } else {
       const release = route.view.release ? ` at ${route.view.release.id}` : '';
       throw new GatewayError('duplicate', `Parameter '${k}' was sent more than once (${route.endpoint.endpoint.key}${release}).`);
     }
-    into[k] = v;
   }
 }

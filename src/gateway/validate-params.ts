@@ -31,8 +31,10 @@ interface Compiled {
   headerParams: Parameter[];
   /** " at <release>" for messages. */
   release: string;
-  /** Parameters whose value is a list: sent as JSON array text (["A","B"]) or a single value. */
-  lists: Set<string>;
+  /** List parameters (schema type: array) read as JSON array text (["A","B"]) when a value starts with '['. */
+  jsonLists: Set<string>;
+  /** List parameters whose key may be sent once per item (asset=A&asset=B). */
+  repeated: Set<string>;
   byName: Map<string, Parameter>;
   known: Map<string, Parameter[]>;
 }
@@ -42,22 +44,35 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
   if (cached) return cached;
   const properties: Record<string, unknown> = {};
   const byName = new Map<string, Parameter>();
-  const lists = new Set<string>();
+  const jsonLists = new Set<string>();
+  const repeated = new Set<string>();
   for (const p of t.parameters) {
     byName.set(keyOf(p), p);
     const schema = parameterSchema(p, p.enum ? t.view.enumValues(p.enum).map((v) => v.value) : undefined);
-    if (schema.type === 'array') lists.add(keyOf(p));
+    if (schema.type === 'array') {
+      const style = p.style ?? ['json'];
+      if (style.includes('json')) jsonLists.add(keyOf(p));
+      if (style.includes('repeated')) repeated.add(keyOf(p));
+    }
     properties[keyOf(p)] = schema;
   }
   const known = new Map<string, Parameter[]>();
   for (const p of t.knownParameters) known.set(keyOf(p), [...(known.get(keyOf(p)) ?? []), p]);
   const compiled = {
-    validate: ajv.compile({ type: 'object', properties }), byName, known, lists,
+    validate: ajv.compile({ type: 'object', properties }), byName, known, jsonLists, repeated,
     headerParams: t.knownParameters.filter((p) => p.in === 'header'),
     release: t.view.release ? ` at ${t.view.release.id}` : '',
   };
   t.cache.set('params', compiled);
   return compiled;
+}
+
+/**
+ * Names of the parameters whose key may appear more than once (style: repeated) at the pin; the
+ * request reader refuses any other repeated key (duplicate). Compiled on the route's first request.
+ */
+export function repeatableParams(ajv: Ajv, t: ParamTarget): ReadonlySet<string> {
+  return compile(ajv, t).repeated;
 }
 
 /** Header parameters are matched case-insensitively; others by exact name. */
@@ -102,10 +117,14 @@ export function checkParams(
     if (sent.length > 1) {
       throw new GatewayError('combination', `Parameters ${sent.map((n) => `'${n}'`).join(' and ')} cannot be combined in ${t.label}${release}${k.note ? ` (${k.note})` : ''}.`);
     }
+    if (k.oneRequired && sent.length === 0) {
+      throw new GatewayError('missing', `One of ${k.exclusive.map((n) => `'${n}'`).join(' or ')} must be sent (${t.label}${release})${k.note ? ` (${k.note})` : ''}.`);
+    }
   }
-  for (const name of c.lists) {
+  // Lists: each item is checked by the array schema (items, enum); a single plain value is a one-item list.
+  for (const name of new Set([...c.jsonLists, ...c.repeated])) {
     const v = data[name];
-    if (typeof v === 'string') data[name] = parseList(v);
+    if (typeof v === 'string') data[name] = c.jsonLists.has(name) ? parseList(v) : [v];
   }
   if (!c.validate(data)) throw invalid(t, c, (c.validate.errors ?? [])[0], values, data, release);
 }

@@ -45,16 +45,23 @@ table('every method+path of the table is alive at 3.12.0', () => {
   assert.equal(missing, [], `not served at 3.12.0: ${missing.join(', ')}`);
 });
 
-table('security at 3.12.0 is the table\'s', () => {
+/**
+ * The table is one client's checks, not the API's rules: where the dated evidence (OpenAPI, docs at the
+ * pin, modular connectors) says otherwise, the catalogue follows it permissively and says so in a note
+ * naming that evidence (test/catalogue/evidence.test.ts holds every such note to account).
+ */
+const OVERRULED = /\b(Security|Optional): .*(OpenAPI|connectors|docs)/;
+
+table('security at 3.12.0 is the table\'s, unless the evidence overrules it (noted)', () => {
   const expected = (s: string) => (s === 'SIGNED' ? 'SIGNED' : s === 'NONE' ? 'NONE' : 'API_KEY');
   const wrong = rows
     .map((r) => ({ k: `${r.http_method} ${r.path}`, want: expected(r.security) }))
-    .filter(({ k, want }) => at('3.12.0', k).security !== want)
+    .filter(({ k, want }) => at('3.12.0', k).security !== want && !OVERRULED.test(at('3.12.0', k).endpoint.note ?? ''))
     .map(({ k, want }) => `${k}: ${at('3.12.0', k).security} != ${want}`);
   assert.equal(wrong, []);
 });
 
-table('required parameters of the table are required at 3.12.0', () => {
+table('required parameters of the table are required at 3.12.0, unless the evidence overrules it (noted)', () => {
   const typos: Record<string, string> = { formId: 'fromId', fromID: 'fromId', quotrAmount: 'quoteAmount' };
   const problems: string[] = [];
   for (const r of rows) {
@@ -62,7 +69,7 @@ table('required parameters of the table are required at 3.12.0', () => {
     for (const name of r.required_params.split(',').filter((n) => n && !['timestamp', 'signature', 'recvWindow'].includes(n))) {
       const p = paramAt('3.12.0', k, typos[name] ?? name);
       if (!p) problems.push(`${k}: ${name} missing`);
-      else if (!p.required) problems.push(`${k}: ${name} not required`);
+      else if (!p.required && !OVERRULED.test(p.note ?? '')) problems.push(`${k}: ${name} not required`);
     }
   }
   assert.equal(problems, []);
@@ -208,6 +215,9 @@ importer('adds only what is missing, appends, and never rewrites existing entrie
     cpSync(catalogueDir, tmp, { recursive: true });
     const serviceDir = join(tmp, 'exchange');
     const endpointsDir = join(serviceDir, 'endpoints');
+    // The catalogue holds every endpoint of the OpenAPI (issue 13): take out the algo module, imported from it.
+    const removedAlgo = parse(readFileSync(join(endpointsDir, 'algo.yaml'), 'utf8')).endpoints.length;
+    rmSync(join(endpointsDir, 'algo.yaml'));
     const before = new Map(readdirSync(endpointsDir).map((f) => [f, parse(readFileSync(join(endpointsDir, f), 'utf8')).endpoints]));
     const spec = sharedDataFile('binance-spot-api-openapi-v1.22.0.yaml');
     const dry = importOpenApi(spec, serviceDir, { dryRun: true });
@@ -226,7 +236,8 @@ importer('adds only what is missing, appends, and never rewrites existing entrie
 
     assert.equal(importOpenApi(spec, serviceDir, { dryRun: true }).added, [], 'a second import adds nothing');
     const merged = findService(loadCatalogue(tmp, { cacheDir: false }).catalogue, 'exchange');
-    assert.is(merged.endpoints.length, load().endpoints.length + real.added.length);
+    assert.is(merged.endpoints.length, load().endpoints.length - removedAlgo + real.added.length);
+    assert.ok(real.added.every((k) => k.includes('/algo/')), 'only the removed module comes back');
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

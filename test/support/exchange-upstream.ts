@@ -8,8 +8,13 @@
 // x-test-delay-ms delays it; x-test-status sets its status (any number, even an invalid one);
 // x-test-drip-ms sends the headers, then one body byte every that many ms, never ending;
 // x-test-vary sets a Vary header.
+// UPSTREAM_FIXTURES=<dir>: a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
+// is answered with that file (realistic shapes for clients such as ccxt that parse the answer); any
+// other request gets the usual {ok:true,…} echo.
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 
 type Key = { hmac: string } | { publicKey: string };
 const keys: Record<string, Key> = JSON.parse(process.argv[2] ?? '{}');
@@ -27,6 +32,15 @@ export interface RecordedRequest {
 }
 
 const records: RecordedRequest[] = [];
+const fixtures = process.env.UPSTREAM_FIXTURES;
+
+/** The fixture answer for a request, if the fixture folder has one. */
+function fixture(method: string, url: string): string | undefined {
+  if (!fixtures) return undefined;
+  const path = url.split('?')[0];
+  const file = join(fixtures, `${method}${path.replaceAll('/', '_')}.json`);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
 
 function verifySignature(apiKey: string | undefined, url: string, body: string): { ok: boolean | null; reason?: string } {
   const q = url.indexOf('?');
@@ -89,7 +103,7 @@ const server = createServer((req, res) => {
         res.setHeader('content-length', big);
         return res.end(data);
       }
-      res.end(JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
+      res.end(fixture(req.method ?? '', url) ?? JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
     };
     const status = req.headers['x-test-status'];
     if (status) {

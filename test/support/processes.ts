@@ -44,8 +44,9 @@ export interface Upstream extends Proc {
   reset(): Promise<void>;
 }
 
-export async function startUpstream(keys: Record<string, { hmac: string } | { publicKey: string }> = {}): Promise<Upstream> {
-  const p = await startProcess(`${ROOT}dist/test/support/exchange-upstream.js`, [JSON.stringify(keys)], /port (\d+)/);
+/** `fixtures`: a folder of canned answers (see exchange-upstream.ts, UPSTREAM_FIXTURES). */
+export async function startUpstream(keys: Record<string, { hmac: string } | { publicKey: string }> = {}, fixtures?: string): Promise<Upstream> {
+  const p = await startProcess(`${ROOT}dist/test/support/exchange-upstream.js`, [JSON.stringify(keys)], /port (\d+)/, fixtures ? { UPSTREAM_FIXTURES: fixtures } : {});
   const url = `http://127.0.0.1:${p.match[1]}`;
   return {
     ...p,

@@ -1,0 +1,123 @@
+// @binance/spot, Binance's OpenAPI-generated connector: every RestAPI method whose endpoint existed at
+// the pin (in the spot docs of 3.12.0's date, binance-spot-docs-2025-01-09.json), called with the
+// parameters that existed at the pin (its request type's fields the docs list, plus any it requires),
+// through a recording tap → the gateway at 3.12.0 WITH --strict → the local verifying upstream. No call
+// may be refused and every forwarded request must be byte-identical to what the client sent. Methods
+// and fields are read from the package's own type declarations.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { RunningGateway } from '../../src/server.js';
+import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
+import { startUpstream, type Upstream } from '../support/processes.js';
+import { loadEvidence } from '../catalogue/evidence-sources.js';
+import { PIN, exclusiveLosers, sampleValue } from './sample-values.js';
+import { startTap, type Tap } from './tap.js';
+
+const require = createRequire(import.meta.url);
+type RestApi = Record<string, (params?: Record<string, unknown>) => Promise<unknown>>;
+const { Spot } = require('@binance/spot') as { Spot: new (config: Record<string, unknown>) => { restAPI: RestApi } };
+
+interface Field { name: string; optional: boolean; type: string }
+interface MethodDecl { name: string; fields: Field[] }
+
+/** RestAPI methods and the fields of their request types, from the package's index.d.ts. */
+function readDeclarations(): MethodDecl[] {
+  const dts = readFileSync(join(dirname(require.resolve('@binance/spot')), 'index.d.ts'), 'utf8');
+  const cls = /declare class RestAPI \{([\s\S]*?)\n\}/.exec(dts)![1];
+  const out: MethodDecl[] = [];
+  for (const m of cls.matchAll(/^\s+(\w+)\((?:requestParameters\??: (\w+(?:\$\d+)?))?\): Promise/gm)) {
+    if (m[1] === 'sendRequest' || m[1] === 'sendSignedRequest') continue;
+    const fields: Field[] = [];
+    if (m[2]) {
+      const body = new RegExp(`\\ninterface ${m[2].replace('$', '\\$')} \\{([\\s\\S]*?)\\n\\}`).exec(dts)![1];
+      for (const f of body.matchAll(/@type \{([^}]*)\}[\s\S]*?readonly (\w+)(\??):/g)) fields.push({ name: f[2], optional: f[3] === '?', type: f[1] });
+    }
+    out.push({ name: m[1], fields });
+  }
+  return out;
+}
+
+/** A value of the client's declared type: the first of its literals the pin accepts, else the catalogue's sample. */
+function value(key: string, f: Field, docsValues?: string[]): unknown {
+  const literals = [...f.type.matchAll(/'([^']*)'/g)].map((x) => x[1]);
+  if (literals.length) return literals.find((l) => !docsValues || docsValues.includes(l)) ?? literals[0];
+  const type = /^Array/.test(f.type) ? 'array' : /number/.test(f.type) ? 'number' : /boolean/.test(f.type) ? 'boolean' : 'string';
+  return sampleValue(key, f.name, type);
+}
+
+const test = suite(`@binance/spot RestAPI at ${PIN} --strict`);
+let upstream: Upstream;
+let gw: RunningGateway;
+let tap: Tap;
+
+test.before(async () => {
+  upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
+  gw = await gatewayAt(PIN, upstream.url, ['--strict']);
+  tap = await startTap(gw.url);
+});
+test.after(async () => {
+  await tap?.close();
+  await gw?.close();
+  await upstream?.stop();
+});
+
+test('every method whose endpoint existed at the pin: no refusal, each request forwarded byte for byte', async () => {
+  const docs = loadEvidence().docs;
+  const config = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0 } });
+  const direct = new Spot(config(upstream.url)).restAPI;
+  const viaGateway = new Spot(config(tap.url)).restAPI;
+  const methods = readDeclarations();
+  const refused: string[] = [];
+  const skipped: string[] = [];
+  const changed: string[] = [];
+  let called = 0;
+  for (const m of methods) {
+    // Which endpoint: one call with the required fields straight to the upstream.
+    const required = Object.fromEntries(m.fields.filter((f) => !f.optional).map((f) => [f.name, value('', f)]));
+    await upstream.reset();
+    await direct[m.name](required).catch(() => undefined);
+    const rec = (await upstream.records())[0];
+    if (!rec) { skipped.push(`${m.name} (sent nothing)`); continue; }
+    const key = `${rec.method} ${rec.url.split('?')[0]}`;
+    const atPin = docs.get(key);
+    if (!atPin) { skipped.push(`${m.name} (${key}: not in the docs at the pin)`); continue; }
+    const names = new Set(atPin.params.map((p) => p.name));
+    const fields = m.fields.filter((f) => !f.optional || names.has(f.name));
+    const losers = exclusiveLosers(key, fields.filter((f) => !f.optional).map((f) => f.name).concat(fields.filter((f) => f.optional).map((f) => f.name)));
+    const params = Object.fromEntries(fields.filter((f) => !losers.has(f.name))
+      .map((f) => [f.name, value(key, f, atPin.params.find((p) => p.name === f.name)?.values)]));
+    called++;
+    try {
+      await viaGateway[m.name](params);
+      const got = (await upstream.records()).at(-1)!;
+      const sent = tap.sent.at(-1)!;
+      if (got.url !== sent.url || got.body !== sent.body || got.method !== sent.method) changed.push(`${m.name}: sent ${sent.url} ${sent.body}, forwarded ${got.url} ${got.body}`);
+    } catch (e) {
+      refused.push(`${m.name} (${key}): ${(e as Error).message.slice(0, 300)}`);
+    }
+  }
+  await upstream.reset();
+  console.log(`@binance/spot: ${methods.length} RestAPI methods, ${called} existed at the pin and were called, ${refused.length} refused; skipped: ${skipped.join(', ')}`);
+  assert.ok(called >= 30, `${called} methods called`);
+  assert.equal(refused, []);
+  assert.equal(changed, [], 'forwarded byte for byte');
+  assert.is(tap.sent.length, called);
+});
+
+test('list parameters (JSON array text) and a signed order reach the upstream as sent', async () => {
+  const viaGateway = new Spot({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath: tap.url, retries: 0 } }).restAPI;
+  tap.sent.length = 0;
+  await upstream.reset();
+  await viaGateway.exchangeInfo({ symbols: ['BNBUSDT', 'BTCUSDT'] });
+  await viaGateway.newOrder({ symbol: 'BNBUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 1, price: 300, selfTradePreventionMode: 'EXPIRE_MAKER' });
+  await viaGateway.ticker24hr({ symbols: ['BNBUSDT', 'BTCUSDT'], type: 'MINI' });
+  const forwarded = (await upstream.records()).map((r) => ({ method: r.method, url: r.url, body: r.body }));
+  assert.is(forwarded.length, 3);
+  assert.equal(forwarded, tap.sent);
+  assert.ok((await upstream.records()).every((r) => r.verified !== false), 'signatures verified at the upstream');
+});
+
+test.run();
