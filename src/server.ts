@@ -14,7 +14,7 @@ import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
 import { createGateway, type Gateway, type Hook } from './gateway/app.js';
 import { defaultHosts } from './gateway/cross-site.js';
-import { createWebsocketGateway, type WebsocketGateway } from './gateway/websocket/index.js';
+import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
 import { securityHooks } from './gateway/signing/setup.js';
@@ -64,6 +64,27 @@ function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; clos
   })));
   const plugins = new Map([...builtinPlugins.keys()].map((name) => [name, async (body: unknown) => (await get()).run(name, body)]));
   return { plugins, close: async () => { if (pool) await (await pool).close(); } };
+}
+
+/**
+ * The websocket side, loaded on the first upgrade (the ws package and the relay cost start-up time
+ * a REST-only client never needs). Until then it counts zeros and closes at once.
+ */
+function lazyWebsockets(opts: WebsocketOptions): WebsocketGateway {
+  let loaded: Promise<WebsocketGateway> | undefined;
+  let real: WebsocketGateway | undefined;
+  const load = () => (loaded ??= import('./gateway/websocket/index.js').then((m) => (real = m.createWebsocketGateway(opts))));
+  return {
+    upgrade(req, socket, head) {
+      socket.on('error', () => {}); // a reset while the module loads must not be an unhandled 'error'
+      load().then((w) => w.upgrade(req, socket, head), (e: unknown) => {
+        opts.logger.error(`websocket support failed to load: ${(e as Error).message}`);
+        socket.destroy();
+      });
+    },
+    stats: () => real?.stats() ?? { open: 0, connecting: 0, accepted: 0, refused: 0, slowClients: 0 },
+    close: async () => { if (loaded) await (await loaded).close(); },
+  };
 }
 
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
@@ -121,7 +142,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     refuseSocket(socket, `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
-  const websockets = createWebsocketGateway({
+  const websockets = lazyWebsockets({
     views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
     maxBufferedBytes: config.wsMaxBuffered, ...opts.websocket,
   });
@@ -143,6 +164,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     server.listen(config.port, config.host, () => resolve());
   });
   ready = true;
+  // What the first proxied request would otherwise wait for, loaded once the socket listens.
+  setImmediate(() => { void gateway.program.proxy.warm(); });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   for (const v of views) {

@@ -1,13 +1,12 @@
 // The gateway of the pinned releases: compile the program once from the catalogue views and the
-// configuration, then serve it through the node:http adapter. Koa serves only the admin routes,
-// where its conveniences earn their cost; every catalogue route takes the one pipeline.
+// configuration, then serve it through the node:http adapter. Every catalogue route takes the one
+// pipeline; Koa serves only the admin pages (admin.ts), loaded on the first one asked for.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Koa from 'koa';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
-import { adminRoutes } from './admin.js';
+import { adminHandler } from './admin.js';
 import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
 import { Metrics } from './metrics.js';
 import { ownHeaders } from './own-headers.js';
@@ -43,17 +42,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs, connections: opts.upstreamConnections });
   const program = compileProgram({ ...opts, proxy });
   const metrics = new Metrics();
-  const app = new Koa();
-  app.silent = true;
-  app.use(adminRoutes({ table: program.table, metrics, views: opts.views, ready: opts.ready }));
-  const koa = app.callback();
   const fallback = program.table.fallback;
   const adapter = createHttpAdapter({
     program: () => program,
-    admin: (req, res, own) => {
-      for (const [k, v] of Object.entries(own)) res.setHeader(k, v);
-      void koa(req, res);
-    },
+    admin: adminHandler({ table: program.table, metrics, views: opts.views, ready: opts.ready }),
     adminHeaders: (req) => ownHeaders(program.cors, req.headers.origin, fallback, undefined),
     timeoutMs: opts.timeoutMs, maxPipelined: opts.maxPipelined, metrics, logger: opts.logger,
   });

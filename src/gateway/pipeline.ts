@@ -35,19 +35,27 @@ export interface RequestState {
   supplied: Set<string>;
   /** Request headers never to forward. */
   drop: Set<string>;
+  /** Headers the gateway adds to the answer (a hook may add its own, e.g. remaining quota). */
+  own: Record<string, string>;
+  /** The parameters as checked (query and form), for hooks that depend on them (e.g. a request's weight). */
+  params: Readonly<Record<string, string | string[]>>;
 }
 
 export interface Hook {
   /** Runs before validation: authenticate, declare supplied parameters. */
   admit?(state: RequestState): void;
-  /** Runs after validation, just before the handler. */
-  prepare?(state: RequestState): void;
+  /** Runs after validation, just before the handler; may refuse (e.g. a rate limit). */
+  prepare?(state: RequestState): void | Promise<void>;
+  /** Runs when the upstream's answer starts (status and headers as received), e.g. to learn its counters. */
+  answered?(state: RequestState, status: number, headers: Readonly<Record<string, string | string[] | undefined>>): void;
 }
 
 /** Everything the stages need, compiled once from the catalogue and the configuration. */
 export interface Program {
   table: RouteTable;
   hooks: Hook[];
+  /** The hooks that watch upstream answers (null when none does: the hot path then adds nothing). */
+  answered: Hook[] | null;
   cors: CorsPolicy;
   crossSite: CrossSiteGuard;
   strict: boolean;
@@ -169,14 +177,14 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const { path, query } = parseTarget(req.url ?? '/');
   if (!routeRequest(p, ex, path)) return;
   const route = ex.route!;
-  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization']) };
+  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization']), own: ex.own, params: {} };
   if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form
   admit(p, state);
   state.body = await readBody(req, p.bodyLimit);
   ex.bodyRead = true;
   checkParameters(p, state, query);
   const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
-  for (const h of p.hooks) h.prepare?.(state);
+  for (const h of p.hooks) if (h.prepare) await h.prepare(state);
   if (ex.cancellation.gone) throw ex.cancellation.reason ?? new ClientGone(); // never act for a client that left
   const builder = route.endpoint.endpoint.builder;
   if (builder) return build(p, ex, builder, json);
@@ -212,6 +220,7 @@ async function forward(p: Program, ex: Exchange, state: RequestState): Promise<v
   try {
     await p.proxy.forward(base, {
       method: ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
+      onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
     }, ex.res, ex.own, ex.cancellation);
   } catch (e) {
     throw e instanceof UpstreamError ? new GatewayError(e.code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'upstream', e.message) : e;

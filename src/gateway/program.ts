@@ -3,6 +3,7 @@
 // Everything that could fail at request time because of the catalogue or the configuration fails
 // here, at start-up, instead (a builder the catalogue names but the gateway lacks, a proxied
 // service with no upstream is still allowed: it answers 502 naming the missing upstream).
+import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
@@ -34,16 +35,20 @@ export function compileProgram(o: ProgramOptions): Program {
   const table = buildRouteTable(o.views);
   checkPlugins(table, o.plugins);
   const origins = new Set(o.corsOrigins);
+  // ajv loads and its instances are made on the first request that validates (start-up cost).
+  let paramAjv: Ajv | undefined;
+  let bodyAjv: Ajv | undefined;
   return {
     table,
     hooks: o.hooks,
+    answered: o.hooks.some((h) => h.answered) ? o.hooks.filter((h) => h.answered) : null,
     cors: { origins, credentialedServices: o.credentialed },
     crossSite: { services: o.credentialed, origins: new Set([...origins].filter((x) => x !== '*')), hosts: new Set(o.allowedHosts.map((h) => h.toLowerCase())) },
     strict: o.strict,
     bodyLimit: o.bodyLimit,
     // The same ajv options the catalogue check compiled every schema with at load.
-    paramAjv: createParamAjv(),
-    bodyAjv: createBodyAjv(),
+    get paramAjv() { return (paramAjv ??= createParamAjv()); },
+    get bodyAjv() { return (bodyAjv ??= createBodyAjv()); },
     upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, new URL(v)])),
     plugins: o.plugins,
     proxy: o.proxy,

@@ -4,8 +4,15 @@
 // iterator per answer, which at this request size is a large share of the proxy's CPU.
 // Failures are this layer's own coded errors (as undici's are); the gateway maps them to answers.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { Agent, errors, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { appendVary, dropHopByHop } from './headers.js';
+
+// undici is a large module tree (~110 ms to load here): it loads on the first forward, or when
+// warm() is called once the gateway listens, never on the way to the listening socket.
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+let loading: Promise<Undici> | undefined;
+const loadUndici = () => (loading ??= import('undici').then((m) => (undici = m)));
 
 /** Upstream answers up to this size (with a known length) are buffered and written in one go. */
 const BUFFER_LIMIT = 256 * 1024;
@@ -20,6 +27,8 @@ export interface UpstreamRequest {
   drop?: ReadonlySet<string>;
   /** Headers to set after filtering (X-Forwarded-For, Forwarded). */
   add?: Record<string, string>;
+  /** Told the final status and headers as the upstream sent them, before anything reaches the client. */
+  onAnswer?(status: number, headers: IncomingHttpHeaders): void;
 }
 
 /**
@@ -48,16 +57,24 @@ export class UpstreamError extends Error {
 }
 
 export class UpstreamProxy {
-  private agent: Agent;
+  private agent: Agent | undefined;
 
-  constructor(opts: ProxyOptions) {
-    this.agent = new Agent({
-      connections: opts.connections ?? 256,
+  constructor(private readonly opts: ProxyOptions) {}
+
+  /** Load undici and open the pool now (after listening), so the first forward does not wait for it. */
+  async warm(): Promise<void> {
+    await loadUndici();
+    this.pool();
+  }
+
+  private pool(): Agent {
+    return (this.agent ??= new undici!.Agent({
+      connections: this.opts.connections ?? 256,
       keepAliveTimeout: 30_000,
-      headersTimeout: opts.timeoutMs + 1000,
-      bodyTimeout: opts.timeoutMs + 1000,
-      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
-    });
+      headersTimeout: this.opts.timeoutMs + 1000,
+      bodyTimeout: this.opts.timeoutMs + 1000,
+      connect: { timeout: Math.min(this.opts.timeoutMs, 10_000) },
+    }));
   }
 
   /**
@@ -67,6 +84,8 @@ export class UpstreamProxy {
    * just ends the socket.
    */
   forward(base: URL, req: UpstreamRequest, res: ServerResponse, own: Record<string, string>, cancellation: Cancellation): Promise<void> {
+    if (!undici) return loadUndici().then(() => this.forward(base, req, res, own, cancellation));
+    const agent = this.pool();
     const headers = dropHopByHop(req.headers, req.drop);
     if (req.add) Object.assign(headers, req.add);
     const prefix = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
@@ -88,6 +107,7 @@ export class UpstreamProxy {
             return c.abort(new UpstreamError('UPSTREAM_BAD_ANSWER', `upstream ${base.host} answered with invalid status ${statusCode}`));
           }
           status = statusCode;
+          req.onAnswer?.(statusCode, upstreamHeaders as IncomingHttpHeaders);
           out = dropHopByHop(upstreamHeaders as IncomingHttpHeaders);
           mergeOwn(out, own);
           const length = Number(upstreamHeaders['content-length'] ?? NaN);
@@ -126,7 +146,7 @@ export class UpstreamProxy {
           reject(upstreamError(err, base));
         },
       };
-      this.agent.dispatch({
+      agent.dispatch({
         origin: base.origin,
         path: prefix + req.url,
         method: req.method as Dispatcher.HttpMethod,
@@ -137,7 +157,7 @@ export class UpstreamProxy {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent?.close() ?? Promise.resolve();
   }
 }
 
@@ -151,6 +171,7 @@ function mergeOwn(out: Record<string, string | string[] | number>, own: Record<s
 /** Map transport failures to coded errors; never echo the request (its query may carry a signature). */
 export function upstreamError(e: unknown, base: URL): unknown {
   if (e instanceof UpstreamError) return e;
+  const { errors } = undici!;
   if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) {
     return new UpstreamError('UPSTREAM_TIMEOUT', `upstream ${base.host} did not answer in time`);
   }
