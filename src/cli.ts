@@ -20,7 +20,13 @@ async function main(): Promise<void> {
   }
   try {
     if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
-    const running = await startGateway(config);
+    const argv = process.argv.slice(2);
+    const running = await startGateway(config, {
+      reread: () => readConfig(argv),
+      // A worker reloaded by a request tells the primary, which reloads the other workers.
+      onReload: (r) => { if (cluster.isWorker && r.ok && r.trigger === 'POST /_gateway/reload') process.send?.({ reloadOthers: true }); },
+    });
+    process.on('SIGHUP', () => { void running.reload('SIGHUP'); });
     if (cluster.isWorker) {
       process.send!({ ready: running.url } satisfies WorkerReady);
       startHeartbeat();

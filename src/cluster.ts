@@ -6,7 +6,7 @@
 // between requests, so workers need nothing from each other.
 import cluster, { type Worker } from 'node:cluster';
 import { loadCatalogue } from './catalogue/load.js';
-import { pinViews } from './catalogue/pin.js';
+import { pinReleases } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
@@ -29,7 +29,7 @@ export function startHeartbeat(): void {
 
 export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel)): void {
   const { catalogue } = loadCatalogue(config.catalogue);
-  const views = pinViews(catalogue, config.release);
+  const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
   securityHooks(config, views, createLogger('silent'));
 
@@ -39,8 +39,9 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   const lastBeat = new Map<Worker, number>();
   const fork = (): Worker => {
     const w = cluster.fork();
-    w.on('message', (m: WorkerReady & Heartbeat) => {
+    w.on('message', (m: WorkerReady & Heartbeat & { reloadOthers?: boolean }) => {
       if (m?.beat) lastBeat.set(w, Date.now());
+      if (m?.reloadOthers) for (const other of Object.values(cluster.workers ?? {})) if (other && other !== w) other.process.kill('SIGHUP');
       if (!m?.ready || serving) return;
       lastBeat.set(w, Date.now());
       if (++ready === config.workers) {
@@ -86,5 +87,7 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Every worker reloads (each loads, checks and swaps on its own; a refused reload keeps its program).
+  process.on('SIGHUP', () => { for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP'); });
   for (let i = 0; i < config.workers; i++) fork();
 }

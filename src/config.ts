@@ -5,13 +5,20 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
+import type { ReleaseSpec } from './catalogue/pin.js';
 import { LEVELS, type Level } from './log.js';
 import { readSigningSettings, SIGNING_ENV, type SigningSettings } from './upstream/signing/settings.js';
 
 export interface GatewayConfig {
   catalogue: string;
-  /** Release pin: one id for every versioned service, or per service id. Default: newest. */
-  release: { all?: string; byService: Record<string, string> };
+  /** Releases served: a list for every versioned service ('all' = every release), or per service id; default: the newest. */
+  release: ReleaseSpec;
+  /** Watch the catalogue folder, the config file and the tokens file, and reload on any change. */
+  watch: boolean;
+  /** On reload, close websockets whose stream or method the new program no longer serves (default: they keep running). */
+  reloadClosesWebsockets: boolean;
+  /** The config file this configuration was read from (watched with --watch). */
+  configFile?: string;
   host: string;
   port: number;
   /** Upstream overrides: "<service>" (REST) or "<service>.<rest|streams|wsApi>" → URL. */
@@ -60,8 +67,9 @@ const FLAGS = [
   'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered',
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
   'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline',
+  'default-release',
 ] as const;
-const BOOLEANS = ['strict'] as const;
+const BOOLEANS = ['strict', 'watch', 'reload-closes-websockets'] as const;
 const ENV: Record<string, string> = {
   release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
   upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
@@ -70,15 +78,17 @@ const ENV: Record<string, string> = {
   'max-connections': 'GATEWAY_MAX_CONNECTIONS', 'headers-timeout': 'GATEWAY_HEADERS_TIMEOUT_MS', 'keep-alive-timeout': 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
   'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
   'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
-  'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS',
+  'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
+  'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS',
 };
 const FILE_KEYS = [
   'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
-  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs',
+  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'defaultRelease', 'watch', 'reloadClosesWebsockets',
 ];
 
-export const USAGE = `usage: npm start -- [--release <id>|<service>=<id>] [--host <h>] [--port <n>] [--catalogue <dir>]
+export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service>=<id>[,<id>…]] [--default-release <id>] [--watch]
+       [--reload-closes-websockets] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
        [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
        [--ws-max-buffered <bytes>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
@@ -96,6 +106,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const cfg: GatewayConfig = {
     catalogue: get('catalogue') ?? str(file.catalogue) ?? DEFAULT_CATALOGUE_DIR,
     release: { byService: {} },
+    watch: bool('watch', get('watch') ?? str(file.watch) ?? 'false'),
+    reloadClosesWebsockets: bool('reload-closes-websockets', get('reload-closes-websockets') ?? str(file.reloadClosesWebsockets) ?? 'false'),
+    configFile: get('config'),
     host: get('host') ?? str(file.host) ?? '127.0.0.1',
     port: int('port', get('port') ?? str(file.port) ?? '8080', 0, 65535),
     upstreams: {},
@@ -126,9 +139,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   cfg.routeConcurrency = int('route-concurrency', get('route-concurrency') ?? str(file.routeConcurrency) ?? String(Math.max(1, Math.floor(cfg.upstreamConnections / 4))), 1, 65_536);
   for (const r of releaseSpecs(args, env, file)) {
     const eq = r.indexOf('=');
-    if (eq < 0) cfg.release.all = r;
-    else cfg.release.byService[r.slice(0, eq)] = r.slice(eq + 1);
+    const ids = (eq < 0 ? r : r.slice(eq + 1)).split(',').map((x) => x.trim()).filter(Boolean);
+    if (!ids.length) throw new UsageError(`invalid --release "${r}"; expected <id>[,<id>…], all, or <service>=<id>[,<id>…]`);
+    if (eq < 0) cfg.release.all = [...(cfg.release.all ?? []), ...ids];
+    else cfg.release.byService[r.slice(0, eq)] = ids;
   }
+  cfg.release.default = get('default-release') ?? str(file.defaultRelease);
   Object.assign(cfg.upstreams, fileUpstreams(file.upstreams));
   for (const u of upstreamSpecs(args, env)) {
     const eq = u.indexOf('=');
@@ -140,9 +156,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
 
 function releaseSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv, file: Record<string, unknown>): string[] {
   if (args.flags.has('release')) return args.flags.get('release')!;
-  if (env.GATEWAY_RELEASE) return env.GATEWAY_RELEASE.split(',').map((s) => s.trim()).filter(Boolean);
+  if (env.GATEWAY_RELEASE) return [env.GATEWAY_RELEASE];
   if (typeof file.release === 'string') return [file.release];
-  if (file.release && typeof file.release === 'object') return Object.entries(file.release).map(([k, v]) => `${k}=${v}`);
+  if (Array.isArray(file.release)) return [file.release.map(String).join(',')];
+  if (file.release && typeof file.release === 'object') return Object.entries(file.release).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : v}`);
   return [];
 }
 

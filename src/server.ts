@@ -1,18 +1,23 @@
 // Start a gateway from a configuration: load the catalogue, pin every service to its release,
 // build the app and listen. Used by the CLI and, in-process, by tests and benchmarks.
 import { createServer, type Server } from 'node:http';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
 import type { BuilderPool } from './builders/pool/pool.js';
 import { UsageError } from './usage-error.js';
 import { loadCatalogue } from './catalogue/load.js';
-import { pinViews } from './catalogue/pin.js';
+import { pinReleases, pinViews, type PinnedReleases } from './catalogue/pin.js';
+import { CatalogueError, formatProblem } from './catalogue/problems.js';
 import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
-import { createGateway, type Gateway, type Hook } from './gateway/app.js';
+import { createGateway, select, type Gateway, type Hook, type Served } from './gateway/app.js';
+import type { ReloadOutcome } from './gateway/admin.js';
+import { envelope } from './gateway/errors.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -32,6 +37,8 @@ export interface RunningGateway {
   ready(): boolean;
   /** Stop accepting, let in-flight requests finish (at most `graceMs`, default the configured grace), close everything. */
   close(graceMs?: number): Promise<void>;
+  /** Load, check and compile the catalogue and configuration again; swap only if all of it is valid. */
+  reload(trigger?: string): Promise<ReloadOutcome>;
 }
 
 export interface StartOptions {
@@ -40,6 +47,10 @@ export interface StartOptions {
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
   websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
+  /** Read the configuration again on reload (the CLI re-reads flags, environment and the config file). */
+  reread?: () => GatewayConfig;
+  /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
+  onReload?: (outcome: ReloadOutcome) => void;
 }
 
 /**
@@ -68,23 +79,94 @@ function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; clos
 
 /**
  * The websocket side, loaded on the first upgrade (the ws package and the relay cost start-up time
- * a REST-only client never needs). Until then it counts zeros and closes at once.
+ * a REST-only client never needs). Each served release gets its own websocket gateway, made on the
+ * first upgrade that asks for it (the /@<id>/ prefix or X-Gateway-Release, as for HTTP); a reload
+ * brings new ones for new upgrades while open connections keep running on theirs.
  */
-function lazyWebsockets(opts: WebsocketOptions): WebsocketGateway {
-  let loaded: Promise<WebsocketGateway> | undefined;
-  let real: WebsocketGateway | undefined;
-  const load = () => (loaded ??= import('./gateway/websocket/index.js').then((m) => (real = m.createWebsocketGateway(opts))));
+function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) => WebsocketOptions, logger: Logger): WebsocketGateway {
+  let module: Promise<typeof import('./gateway/websocket/index.js')> | undefined;
+  const made = new Map<Served, WebsocketGateway>();
+  const forServed = (m: typeof import('./gateway/websocket/index.js'), served: Served) => {
+    let w = made.get(served);
+    if (!w) made.set(served, (w = m.createWebsocketGateway(optionsFor(served))));
+    return w;
+  };
   return {
     upgrade(req, socket, head) {
       socket.on('error', () => {}); // a reset while the module loads must not be an unhandled 'error'
-      load().then((w) => w.upgrade(req, socket, head), (e: unknown) => {
-        opts.logger.error(`websocket support failed to load: ${(e as Error).message}`);
+      (module ??= import('./gateway/websocket/index.js')).then((m) => {
+        const state = gateway.state();
+        const chosen = select(state, req);
+        if ('error' in chosen) {
+          const body = JSON.stringify(envelope(chosen.view?.service, chosen.error.reason, chosen.error.message));
+          socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+          return;
+        }
+        const served = state.served.find((x) => x.program === chosen.program)!;
+        forServed(m, served).upgrade(req, socket, head);
+      }).catch((e: unknown) => {
+        logger.error(`websocket upgrade failed: ${(e as Error)?.stack ?? String(e)}`);
         socket.destroy();
       });
     },
-    stats: () => real?.stats() ?? { open: 0, connecting: 0, accepted: 0, refused: 0, slowClients: 0 },
-    close: async () => { if (loaded) await (await loaded).close(); },
+    stats: () => {
+      const sum = { open: 0, connecting: 0, accepted: 0, refused: 0, slowClients: 0 };
+      for (const w of made.values()) for (const [k, v] of Object.entries(w.stats())) sum[k as keyof typeof sum] += v;
+      return sum;
+    },
+    close: async () => { await Promise.all([...made.values()].map((w) => w.close())); },
   };
+}
+
+/**
+ * --watch: reload when anything under the catalogue folder, the config file or the tokens file
+ * changes. Editors write a file in several steps, so changes are gathered for 250 ms first.
+ */
+function watchForReload(paths: (string | undefined)[], reload: (trigger: string) => Promise<unknown>, logger: Logger): FSWatcher[] {
+  let timer: NodeJS.Timeout | undefined;
+  const changed = new Set<string>();
+  const schedule = (what: string) => {
+    changed.add(what);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const names = [...changed].slice(0, 3).join(', ') + (changed.size > 3 ? ', …' : '');
+      changed.clear();
+      void reload(`--watch: ${names}`);
+    }, 250);
+    timer.unref();
+  };
+  const out: FSWatcher[] = [];
+  for (const p of paths) {
+    if (!p) continue;
+    try {
+      const recursive = statSync(p).isDirectory();
+      const w = watch(p, { recursive, persistent: false }, (_event, file) => schedule(file ? join(p, String(file)) : p));
+      w.on('error', (e) => logger.warn(`--watch ${p}: ${e.message}`));
+      out.push(w);
+    } catch (e) {
+      logger.warn(`--watch ${p}: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/** One line of what a reload changes, per versioned service and served release, from the diff engine. */
+async function describeReload(before: Catalogue, after: Catalogue, pinned: PinnedReleases): Promise<string> {
+  const { diffCatalogues } = await import('./diff/index.js');
+  const parts: string[] = [];
+  for (const s of after.services) {
+    if (!s.versioned || !before.services.some((b) => b.id === s.id)) {
+      if (!before.services.some((b) => b.id === s.id)) parts.push(`${s.id}: new service`);
+      continue;
+    }
+    const releases = pinned.served.map((r) => r.id).filter((id): id is string => id !== undefined && s.releases.some((r) => r.id === id));
+    const result = diffCatalogues(before, after, s, 'previous catalogue', { releases });
+    const counts = new Map<string, number>();
+    for (const c of result.changes) counts.set(c.id, (counts.get(c.id) ?? 0) + 1);
+    const what = [...counts].map(([id, n]) => `${n} ${id}`).join(', ');
+    parts.push(`${s.id} ${releases.join(',')}: ${what || 'no change'}`);
+  }
+  return parts.join('; ') || 'no change';
 }
 
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
@@ -106,19 +188,59 @@ export function restUpstreams(catalogue: Catalogue, overrides: Record<string, st
 export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const started = performance.now();
-  const { catalogue, fromCache } = loadCatalogue(config.catalogue);
-  const views = pinViews(catalogue, config.release);
-  const security = securityHooks(config, views, logger);
+  const loaded = loadCatalogue(config.catalogue);
+  let catalogue = loaded.catalogue;
+  const pinned = pinReleases(catalogue, config.release);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
+  /** What a configuration contributes to a program; recomputed on every reload (tokens, upstreams, CORS). */
+  const programOptions = (cfg: GatewayConfig, cat: Catalogue, views: ReleaseView[], log: Logger, hash: string) => {
+    const security = securityHooks(cfg, views, log);
+    return {
+      upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
+      hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
+      corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
+      maxInflightPerRoute: cfg.routeConcurrency, hash,
+    };
+  };
+  let lastReload: ReloadOutcome | undefined;
   const gateway = createGateway({
-    views, plugins: opts.plugins ?? builders!.plugins, upstreams: restUpstreams(catalogue, config.upstreams),
-    strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
-    hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
-    corsOrigins: config.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(config.host), ...(config.allowedHosts ?? [])],
-    maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections, maxInflightPerRoute: config.routeConcurrency,
-    ready: () => ready,
+    pinned, plugins: opts.plugins ?? builders!.plugins, timeoutMs: config.timeoutMs, logger,
+    maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections,
+    ...programOptions(config, catalogue, pinned.default.views, logger, loaded.hash),
+    ready: () => ready, reload: () => reload('POST /_gateway/reload'), lastReload: () => lastReload,
   });
+  const views = pinned.default.views;
+
+  /** Load, check and compile in full; swap only if all of it succeeded; one log line either way. */
+  let queue: Promise<unknown> = Promise.resolve();
+  function reload(trigger: string): Promise<ReloadOutcome> {
+    const run = queue.then(() => reloadNow(trigger)); // one reload at a time, in order
+    queue = run.catch(() => {});
+    return run;
+  }
+  async function reloadNow(trigger: string): Promise<ReloadOutcome> {
+    const t0 = performance.now();
+    const at = new Date().toISOString();
+    try {
+      const cfg = opts.reread?.() ?? config;
+      const next = loadCatalogue(cfg.catalogue);
+      const nextPinned = pinReleases(next.catalogue, cfg.release);
+      const options = programOptions(cfg, next.catalogue, nextPinned.default.views, createLogger('silent'), next.hash);
+      const summary = await describeReload(catalogue, next.catalogue, nextPinned);
+      gateway.swap(nextPinned, options);
+      catalogue = next.catalogue;
+      lastReload = { ok: true, trigger, at, ms: Math.round(performance.now() - t0), summary, hash: next.hash };
+      logger.info(`reloaded (${trigger}) in ${lastReload.ms} ms: ${summary}`);
+    } catch (e) {
+      const problems = e instanceof CatalogueError ? e.problems.map(formatProblem) : [(e as Error).message];
+      lastReload = { ok: false, trigger, at, ms: Math.round(performance.now() - t0), summary: `refused; still serving catalogue ${gateway.state().hash}`, problems };
+      logger.warn(`reload (${trigger}) refused, still serving catalogue ${gateway.state().hash}:\n${problems.join('\n')}`);
+    }
+    gateway.metrics.countReload(lastReload.ok);
+    opts.onReload?.(lastReload);
+    return lastReload;
+  }
   // Connection bounds: headers must arrive promptly, a whole request within the deadline (the
   // adapter answers 408 then; node's own check is the backstop), idle keep-alive sockets close, and
   // connections past the cap are closed at once rather than starving everyone of descriptors.
@@ -142,10 +264,10 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     refuseSocket(socket, `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
-  const websockets = lazyWebsockets({
-    views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
+  const websockets = lazyWebsockets(gateway, (served) => ({
+    views: served.views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
     maxBufferedBytes: config.wsMaxBuffered, ...opts.websocket,
-  });
+  }), logger);
   server.on('upgrade', (req, socket, head) => {
     try {
       websockets.upgrade(req, socket, head);
@@ -168,10 +290,13 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   setImmediate(() => { void gateway.program.proxy.warm(); });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const releases = pinned.served.map((r) => r.id).filter(Boolean);
   for (const v of views) {
-    logger.info(`service ${v.service.id}${v.release ? ` pinned at ${v.release.id}` : ''}: ${v.served.length} endpoints`);
+    const at = v.release ? (releases.length > 1 ? ` serving ${releases.join(', ')} (default ${v.release.id})` : ` pinned at ${v.release.id}`) : '';
+    logger.info(`service ${v.service.id}${at}: ${v.served.length} endpoints`);
   }
-  logger.debug(`catalogue ${fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  logger.debug(`catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  const watchers = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], reload, logger) : [];
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
@@ -181,11 +306,13 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     views,
     ready: () => ready,
     close: (graceMs = config.shutdownGraceMs) => (closing ??= drain(graceMs)),
+    reload: (trigger = 'reload()') => reload(trigger),
   };
 
   /** Stop accepting, wait for in-flight requests (bounded by the grace), then close everything. */
   async function drain(graceMs: number): Promise<void> {
     ready = false;
+    for (const w of watchers) w.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const deadline = Date.now() + graceMs;

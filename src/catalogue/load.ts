@@ -43,6 +43,8 @@ export interface LoadResult {
   catalogue: Catalogue;
   warnings: Problem[];
   fromCache: boolean;
+  /** Hash of the catalogue's files and the loader's version (16 hex digits): what a running gateway serves. */
+  hash: string;
 }
 
 /** Load and check a catalogue; throws CatalogueError listing every problem found. */
@@ -57,21 +59,22 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
     texts.set(f, text);
     hash.update(f).update('\0').update(text).update('\0');
   }
-  const cacheFile = cacheDir === false ? null : join(cacheDir, cacheFileName(root, hash.digest('hex')));
+  const digest = hash.digest('hex');
+  const cacheFile = cacheDir === false ? null : join(cacheDir, cacheFileName(root, digest));
   if (cacheFile) {
     try {
       const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as LoadResult;
-      return { ...cached, fromCache: true };
+      return { ...cached, fromCache: true, hash: digest.slice(0, 16) };
     } catch {
       /* no cache yet, or unreadable: build it */
     }
   }
-  const result = build(root, files, texts);
+  const result = { ...build(root, files, texts), hash: digest.slice(0, 16) };
   if (cacheFile) writeCache(cacheFile, result);
   return result;
 }
 
-function build(root: string, files: string[], texts: Map<string, string>): LoadResult {
+function build(root: string, files: string[], texts: Map<string, string>): Omit<LoadResult, 'hash'> {
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const display = (f: string) => relative(process.cwd(), join(root, f)) || f;

@@ -5,18 +5,24 @@
 // (Koa and the exporters cost start-up time a proxy that is never asked for them need not pay).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
+import { isIP } from 'node:net';
 import type { ReleaseView } from '../catalogue/resolve.js';
+import type { GatewayState, ReloadOutcome, Served } from './state.js';
+
+export type { ReloadOutcome };
 import type { Metrics } from './metrics.js';
-import type { RouteTable } from './route-table.js';
 
 export interface AdminDeps {
-  table: RouteTable;
+  state: () => GatewayState;
   metrics: Metrics;
-  views: ReleaseView[];
   ready: () => boolean;
+  /** POST /_gateway/reload (loopback clients only). */
+  reload?: () => Promise<ReloadOutcome>;
+  lastReload?: () => ReloadOutcome | undefined;
 }
 
-const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics'];
+
+const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics'];
 
 /** The node:http handler of /_gateway/*; `own` are the gateway's own headers (release, CORS). */
 export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void {
@@ -36,6 +42,7 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
+    if (path === '/_gateway/reload' && deps.reload) return reloadRoute(deps.reload, req, res, own);
     for (const [k, v] of Object.entries(own)) res.setHeader(k, v);
     loadKoa().then((handle) => handle(req, res)).catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
@@ -45,7 +52,49 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
 }
 
 function health(deps: AdminDeps) {
-  return { status: 200, body: { status: 'ok', pid: process.pid, services: deps.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })) } };
+  const state = deps.state();
+  return {
+    status: 200,
+    body: {
+      status: 'ok', pid: process.pid,
+      releases: [...state.byId.keys()], defaultRelease: state.default.id ?? null,
+      catalogue: { hash: state.hash, loadedAt: state.loadedAt }, lastReload: deps.lastReload?.() ?? null,
+      services: state.default.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })),
+    },
+  };
+}
+
+/** POST /_gateway/reload: loopback clients only (an operator on the machine); 200 applied, 422 refused (the last good program keeps serving). */
+function reloadRoute(reload: () => Promise<ReloadOutcome>, req: IncomingMessage, res: ServerResponse, own: Record<string, string>): void {
+  const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...own, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  if (req.method !== 'POST') return send(405, { error: `${req.method} not allowed on /_gateway/reload; use POST` }, { allow: 'POST' });
+  if (!isLoopback(req.socket.remoteAddress)) return send(403, { error: 'reload is allowed from loopback clients only (or send SIGHUP to the process)' });
+  req.resume(); // a body, if any, is not read
+  reload().then((r) => send(r.ok ? 200 : 422, r), (e: unknown) => send(500, { error: (e as Error).message }));
+}
+
+const isLoopback = (a: string | undefined) => !!a && (a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.') || (isIP(a) === 0 && a === 'localhost'));
+
+/** The served release a ?release= query names (default: the default release), or undefined for an unknown one. */
+function servedFor(state: GatewayState, release: string | null): Served | undefined {
+  return release === null || release === '' ? state.default : state.byId.get(release);
+}
+
+/** Every view of every served release, one per service and release (the docs page documents each). */
+function allViews(state: GatewayState): ReleaseView[] {
+  const seen = new Set<string>();
+  const out: ReleaseView[] = [];
+  for (const s of state.served) {
+    for (const v of s.views) {
+      const key = `${v.service.id}@${v.release?.id ?? ''}`;
+      if (!seen.has(key)) { seen.add(key); out.push(v); }
+    }
+  }
+  return out;
 }
 
 /** Readiness (load balancers, Kubernetes): 503 before the listener is up and once draining began. */
@@ -55,12 +104,17 @@ function readiness(deps: AdminDeps) {
 }
 
 function adminRoutes(deps: AdminDeps): Middleware {
-  let catalogueJson: unknown;
-  let openapiJson: unknown;
+  // Cached per served release object: a reload brings new ones.
+  const catalogueJson = new WeakMap<Served, unknown>();
+  const openapiJson = new WeakMap<Served, unknown>();
+  const docsViews = new WeakMap<GatewayState, ReleaseView[]>();
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/_gateway/')) return next();
+    const state = deps.state();
     const docs = await import('../docs/index.js');
-    const page = docs.docsRoute(ctx.path, new URLSearchParams(ctx.querystring), deps.views);
+    let views = docsViews.get(state);
+    if (!views) docsViews.set(state, (views = allViews(state)));
+    const page = docs.docsRoute(ctx.path, new URLSearchParams(ctx.querystring), views);
     if (page && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       ctx.status = page.status;
       ctx.set(page.headers);
@@ -73,13 +127,24 @@ function adminRoutes(deps: AdminDeps): Middleware {
       ctx.body = { error: `${ctx.method} not allowed on ${ctx.path}` };
       return;
     }
+    const served = servedFor(state, ctx.query.release === undefined ? null : String(ctx.query.release));
     switch (ctx.path) {
       case '/_gateway/catalogue':
-        ctx.body = catalogueJson ??= deps.views.map(describe);
+      case '/_gateway/openapi.json': {
+        if (!served) {
+          ctx.status = 400;
+          ctx.body = { error: `release '${String(ctx.query.release)}' is not served; served: ${[...state.byId.keys()].join(', ')}` };
+          return;
+        }
+        if (ctx.path === '/_gateway/catalogue') {
+          if (!catalogueJson.has(served)) catalogueJson.set(served, served.views.map(describe));
+          ctx.body = catalogueJson.get(served);
+        } else {
+          if (!openapiJson.has(served)) openapiJson.set(served, (await import('../catalogue/to-openapi.js')).toOpenApi(served.views));
+          ctx.body = openapiJson.get(served);
+        }
         return;
-      case '/_gateway/openapi.json':
-        ctx.body = openapiJson ??= (await import('../catalogue/to-openapi.js')).toOpenApi(deps.views);
-        return;
+      }
       case '/_gateway/metrics':
         ctx.type = 'text/plain; version=0.0.4';
         ctx.body = deps.metrics.render();

@@ -1,8 +1,10 @@
-// The gateway of the pinned releases: compile the program once from the catalogue views and the
-// configuration, then serve it through the node:http adapter. Every catalogue route takes the one
-// pipeline; Koa serves only the admin pages (admin.ts), loaded on the first one asked for.
+// The gateway: one compiled program per served release, held in one state that a reload replaces
+// whole. A request picks its release (X-Gateway-Release, or the /@<id>/ path prefix; else the
+// default), reads the state once, and finishes on the program it started with even if a reload
+// swaps the state meanwhile. Every catalogue route takes the one pipeline; Koa serves only the
+// admin pages (admin.ts), loaded on the first one asked for.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ReleaseView } from '../catalogue/resolve.js';
+import type { PinnedReleases } from '../catalogue/pin.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
@@ -12,11 +14,16 @@ import { Metrics } from './metrics.js';
 import { ownHeaders } from './own-headers.js';
 import type { Hook, Program } from './pipeline.js';
 import { compileProgram, type ProgramOptions } from './program.js';
+import { select, type GatewayState as State, type ReloadOutcome, type Served } from './state.js';
 
 export type { Hook, RequestState, Hook as ProxyHook, RequestState as ProxyRequestState } from './pipeline.js';
+export { select, type ReloadOutcome, type Selection, type Served } from './state.js';
 
-export interface GatewayOptions extends Omit<ProgramOptions, 'proxy'> {
-  views: ReleaseView[];
+/** The state of this gateway: programs per release and the options a reload may change. */
+export type GatewayState = State<Omit<GatewayOptions, 'pinned'>>;
+
+export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views'> {
+  pinned: PinnedReleases;
   plugins: PluginRegistry;
   timeoutMs: number;
   /** Requests of one connection in progress at once (pipelining bound). */
@@ -25,29 +32,58 @@ export interface GatewayOptions extends Omit<ProgramOptions, 'proxy'> {
   upstreamConnections: number;
   logger: Logger;
   hooks: Hook[];
+  /** Catalogue content hash (shown by /_gateway/health). */
+  hash: string;
   /** Readiness: false while loading or draining. */
   ready: () => boolean;
+  /** Asked for by POST /_gateway/reload. */
+  reload?: () => Promise<ReloadOutcome>;
+  lastReload?: () => ReloadOutcome | undefined;
 }
 
 export interface Gateway {
   metrics: Metrics;
   /** The request listener for node:http. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The state serving now. */
+  state(): GatewayState;
+  /** The default release's program (tests and benches). */
   program: Program;
   adapter: HttpAdapter;
+  /** Compile a new state (throws on any problem, leaving the current one serving) and swap it in. */
+  swap(pinned: PinnedReleases, changes: Partial<Omit<GatewayOptions, 'pinned'>>): GatewayState;
   close(): Promise<void>;
 }
 
 export function createGateway(opts: GatewayOptions): Gateway {
   const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs, connections: opts.upstreamConnections });
-  const program = compileProgram({ ...opts, proxy });
   const metrics = new Metrics();
-  const fallback = program.table.fallback;
+  const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
+    const served = pinned.served.map((r) => ({ id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy }) }));
+    const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
+    const def = served[pinned.served.indexOf(pinned.default)];
+    return { served, byId, default: def, hash: options.hash, loadedAt: new Date().toISOString(), options };
+  };
+  const { pinned, ...initial } = opts;
+  let state = compile(pinned, initial);
+
   const adapter = createHttpAdapter({
-    program: () => program,
-    admin: adminHandler({ table: program.table, metrics, views: opts.views, ready: opts.ready }),
-    adminHeaders: (req) => ownHeaders(program.cors, req.headers.origin, fallback, undefined),
+    select: (req) => select(state, req),
+    admin: adminHandler({ state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload }),
+    adminHeaders: (req) => ownHeaders(state.default.program.cors, req.headers.origin, state.default.program.table.fallback, undefined),
     timeoutMs: opts.timeoutMs, maxPipelined: opts.maxPipelined, metrics, logger: opts.logger,
   });
-  return { handler: adapter.handler, metrics, program, adapter, close: () => proxy.close() };
+  return {
+    handler: adapter.handler,
+    metrics,
+    state: () => state,
+    get program() { return state.default.program; },
+    adapter,
+    swap(next, changes) {
+      state = compile(next, { ...state.options, ...changes });
+      return state;
+    },
+    close: () => proxy.close(),
+  };
 }
+

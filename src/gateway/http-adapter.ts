@@ -13,11 +13,13 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { ClientGone, GatewayError, render } from './errors.js';
 import type { Metrics } from './metrics.js';
-import { runPipeline, type Exchange, type Program } from './pipeline.js';
+import type { Selection } from './state.js';
+import { ownHeaders } from './own-headers.js';
+import { runPipeline, type Exchange } from './pipeline.js';
 
 export interface HttpAdapterOptions {
-  /** The program serving now; read once per request (a reload swaps it; in-flight work keeps its own). */
-  program: () => Program;
+  /** The program of the release a request asks for, read once per request (a reload swaps the state; in-flight work keeps its own). */
+  select: (req: IncomingMessage) => Selection;
   /** Admin routes (/_gateway/…). */
   admin: (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void;
   /** Own headers of admin answers (release of the default service, CORS). */
@@ -84,9 +86,20 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
       finish();
     });
-    runPipeline(o.program(), ex).catch((e) => fail(ex, e)).finally(() => {
+    const chosen = o.select(req);
+    const run = 'error' in chosen
+      ? Promise.reject(refuseRelease(ex, chosen))
+      : runPipeline(chosen.program, ex);
+    run.catch((e) => fail(ex, e)).finally(() => {
       o.metrics.observe(ex.route?.endpoint.endpoint.key ?? 'unmatched', res.statusCode, arrived);
     });
+  }
+
+  /** A release not served: answered in the envelope of the service owning the path. */
+  function refuseRelease(ex: Exchange, chosen: Extract<Selection, { error: unknown }>): unknown {
+    ex.view = chosen.view;
+    ex.own = ownHeaders(chosen.program.cors, ex.req.headers.origin, chosen.view, undefined);
+    return chosen.error;
   }
 
   /** The deadline passed: answer 408/504 if nothing was sent yet, else cut the answer. */

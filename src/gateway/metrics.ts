@@ -9,6 +9,13 @@ export class Metrics {
   private routes = new Map<string, Map<number, Counter>>();
   private started = Date.now();
   private gauges: (() => Record<string, number>)[] = [];
+  private reloads = { ok: 0, failed: 0 };
+
+  /** A reload applied (ok) or refused. */
+  countReload(ok: boolean): void {
+    if (ok) this.reloads.ok++;
+    else this.reloads.failed++;
+  }
 
   /** Add numbers sampled at render time (e.g. websocket connections), as gauges named gateway_<key>. */
   addGauges(sample: () => Record<string, number>): void {
@@ -37,7 +44,9 @@ export class Metrics {
       }
     }
     const gauges = this.gauges.flatMap((g) => Object.entries(g())).flatMap(([k, v]) => [`# TYPE gateway_${k} ${k.endsWith("_total") ? "counter" : "gauge"}`, `gateway_${k} ${v}`]);
-    return [...lines, ...secs, ...gauges, '# HELP gateway_uptime_seconds Seconds since start.', '# TYPE gateway_uptime_seconds gauge',
+    const reloads = ['# HELP gateway_reloads_total Reloads of the catalogue and configuration, by outcome.', '# TYPE gateway_reloads_total counter',
+      `gateway_reloads_total{outcome="applied"} ${this.reloads.ok}`, `gateway_reloads_total{outcome="refused"} ${this.reloads.failed}`];
+    return [...lines, ...secs, ...gauges, ...reloads, '# HELP gateway_uptime_seconds Seconds since start.', '# TYPE gateway_uptime_seconds gauge',
       `gateway_uptime_seconds ${((Date.now() - this.started) / 1000).toFixed(0)}`, ''].join('\n');
   }
 }

@@ -177,7 +177,7 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const { path, query } = parseTarget(req.url ?? '/');
   if (!routeRequest(p, ex, path)) return;
   const route = ex.route!;
-  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization']), own: ex.own, params: {} };
+  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization', 'x-gateway-release']), own: ex.own, params: {} };
   if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form
   admit(p, state);
   state.body = await readBody(req, p.bodyLimit);
