@@ -10,6 +10,7 @@ import type { PluginRegistry } from './builders/plugin.js';
 import type { BuilderPool } from './builders/pool/pool.js';
 import { UsageError } from './usage-error.js';
 import { loadCatalogue } from './catalogue/load.js';
+import { checkInWorker } from './catalogue/load-in-worker.js';
 import { pinReleases, pinViews, type PinnedReleases } from './catalogue/pin.js';
 import { CatalogueError, formatProblem } from './catalogue/problems.js';
 import type { ReleaseView } from './catalogue/resolve.js';
@@ -224,6 +225,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     const at = new Date().toISOString();
     try {
       const cfg = opts.reread?.() ?? config;
+      await checkInWorker(cfg.catalogue); // the slow part (YAML, schemas) off the request loop
       const next = loadCatalogue(cfg.catalogue);
       const nextPinned = pinReleases(next.catalogue, cfg.release);
       const options = programOptions(cfg, next.catalogue, nextPinned.default.views, createLogger('silent'), next.hash);

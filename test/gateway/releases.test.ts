@@ -1,0 +1,136 @@
+// Several releases in one process: each request is answered exactly as a gateway pinned at its
+// release alone would answer it, whether the release is chosen by header or by /@<id>/ prefix.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startGateway, type RunningGateway } from '../../src/server.js';
+import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';
+import { startUpstream, type Upstream } from '../support/processes.js';
+import { connect, isRefused, startWsUpstream, wsUrl, type WsUpstream } from '../websocket/ws-upstream.js';
+
+const test = suite('several releases');
+let upstream: Upstream;
+let ws: WsUpstream;
+let both: RunningGateway;
+let old: RunningGateway;
+let newest: RunningGateway;
+
+test.before(async () => {
+  upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
+  ws = await startWsUpstream();
+  const extra = ['--upstream', `exchange.streams=${ws.url}`, '--upstream', `exchange.wsApi=${ws.url}/ws-api/v3`];
+  both = await startGateway(readConfig(['--port', '0', '--release', '3.5.1,3.12.0', '--upstream', `exchange=${upstream.url}`, ...extra], {}), { logger: createLogger('silent') });
+  old = await gatewayAt('3.5.1', upstream.url, extra);
+  newest = await gatewayAt('3.12.0', upstream.url, extra);
+});
+test.before.each(async () => { await upstream.reset(); });
+test.after(async () => {
+  for (const g of [both, old, newest]) await g.close();
+  await upstream.stop();
+  await ws.stop();
+});
+
+const KEY = { 'X-MBX-APIKEY': API_KEY };
+interface Answer { status: number; release: string | null; body: string }
+
+async function ask(url: string, init: RequestInit = {}): Promise<Answer> {
+  const res = await fetch(url, init);
+  return { status: res.status, release: res.headers.get('x-gateway-release'), body: await res.text() };
+}
+
+/** The same request through the header and through the prefix must answer alike. */
+async function at(release: string, path: string, init: RequestInit = {}): Promise<Answer> {
+  const byHeader = await ask(`${both.url}${path}`, { ...init, headers: { ...(init.headers as object), 'X-Gateway-Release': release } });
+  const byPrefix = await ask(`${both.url}/@${release}${path}`, init);
+  assert.equal(byPrefix, byHeader, `${release} ${path}: prefix and header differ`);
+  assert.is(byHeader.release, release);
+  return byHeader;
+}
+
+test('POST /sapi/v1/margin/loan: forwarded at 3.5.1, 410 at 3.12.0', async () => {
+  const path = () => `/sapi/v1/margin/loan?${signed(`asset=BTC&amount=1&${ts()}`)}`;
+  const a = await at('3.5.1', path(), { method: 'POST', headers: KEY });
+  assert.is(a.status, 200, a.body);
+  const b = await at('3.12.0', path(), { method: 'POST', headers: KEY });
+  assert.is(b.status, 410);
+  assert.match(b.body, /removed in 3\.6\.0/);
+  const recs = await upstream.records();
+  assert.is(recs.length, 2, 'forwarded once by header, once by prefix, only at 3.5.1');
+  assert.ok(recs.every((r) => r.url.startsWith('/sapi/v1/margin/loan?') && r.headers['x-gateway-release'] === undefined), 'the prefix and the header never reach the upstream');
+});
+
+test('POST /sapi/v1/margin/borrow-repay: 404 at 3.5.1, forwarded at 3.12.0', async () => {
+  const path = () => `/sapi/v1/margin/borrow-repay?${signed(`asset=BTC&isIsolated=FALSE&symbol=BTCUSDT&amount=1&type=BORROW&${ts()}`)}`;
+  const a = await at('3.5.1', path(), { method: 'POST', headers: KEY });
+  assert.is(a.status, 404);
+  assert.match(a.body, /added in 3\.6\.0/);
+  const b = await at('3.12.0', path(), { method: 'POST', headers: KEY });
+  assert.is(b.status, 200, b.body);
+});
+
+test('omitZeroBalances on GET /api/v3/account: -1103 at 3.5.1, accepted at 3.12.0', async () => {
+  const path = () => `/api/v3/account?${signed(`omitZeroBalances=true&${ts()}`)}`;
+  const a = await at('3.5.1', path(), { headers: KEY });
+  assert.is(a.status, 400);
+  assert.is(JSON.parse(a.body).code, -1103);
+  const b = await at('3.12.0', path(), { headers: KEY });
+  assert.is(b.status, 200, b.body);
+});
+
+test('no choice → the default (newest); an unserved release → 400 naming the served ones', async () => {
+  const d = await ask(`${both.url}/api/v3/ping`);
+  assert.is(d.release, '3.12.0');
+  for (const init of [{ headers: { 'X-Gateway-Release': '3.6.0' } }, {}]) {
+    const url = 'headers' in init ? `${both.url}/api/v3/ping` : `${both.url}/@3.6.0/api/v3/ping`;
+    const r = await ask(url, init);
+    assert.is(r.status, 400);
+    const body = JSON.parse(r.body) as { code: number; msg: string };
+    assert.is(body.code, -1130);
+    assert.match(body.msg, /Release '3\.6\.0' is not served by this gateway; served: 3\.5\.1, 3\.12\.0 \(default 3\.12\.0\)/);
+  }
+  assert.is((await upstream.records()).length, 1, 'only the default-release ping was forwarded');
+  const health = await (await fetch(`${both.url}/_gateway/health`)).json() as { releases: string[]; defaultRelease: string; catalogue: { hash: string } };
+  assert.equal(health.releases, ['3.5.1', '3.12.0']);
+  assert.is(health.defaultRelease, '3.12.0');
+  assert.match(health.catalogue.hash, /^[0-9a-f]{16}$/);
+  const cat = await (await fetch(`${both.url}/_gateway/catalogue?release=3.5.1`)).json() as { release: { id: string } | null }[];
+  assert.is(cat[0].release?.id, '3.5.1');
+});
+
+test('websocket /@3.5.1/ws/… is checked at 3.5.1', async () => {
+  const early = await connect(`${wsUrl(both)}/@3.5.1/ws/btcusdt@avgPrice`);
+  assert.ok(isRefused(early), 'avgPrice was added in 3.6.0');
+  if (isRefused(early)) {
+    assert.is(early.status, 400);
+    assert.is(early.headers['x-gateway-release'], '3.5.1');
+  }
+  const late = await connect(`${wsUrl(both)}/@3.12.0/ws/btcusdt@avgPrice`);
+  assert.not.ok(isRefused(late), 'served at 3.12.0');
+  if (!isRefused(late)) {
+    assert.is(late.headers['x-gateway-release'], '3.12.0');
+    late.ws.close();
+  }
+});
+
+test('200 requests across both releases answer as two single-release gateways do', async () => {
+  const paths = [
+    '/api/v3/ping', '/api/v3/ticker/price?symbol=BNBUSDT', '/api/v3/klines?symbol=BNBUSDT&interval=1s', '/api/v3/klines?symbol=BNBUSDT&interval=1x',
+    '/api/v3/depth?symbol=BNBUSDT&limit=5000', '/api/v3/avgPrice', '/sapi/v1/margin/borrow-repay', '/api/v3/uiKlines?symbol=X&interval=1m',
+    '/api/v3/ticker/tradingDay?symbol=BNBUSDT', '/api/v3/nothing',
+  ];
+  let compared = 0;
+  for (let i = 0; i < 200; i++) {
+    const release = i % 2 ? '3.5.1' : '3.12.0';
+    const single = release === '3.5.1' ? old : newest;
+    const path = paths[i % paths.length];
+    const a = await ask(`${both.url}/@${release}${path}`);
+    const b = await ask(`${single.url}${path}`);
+    // The upstream echoes the request URL, which is the same either way.
+    assert.equal(a, b, `${release} ${path}`);
+    compared++;
+  }
+  assert.is(compared, 200);
+});
+
+test.run();
