@@ -68,12 +68,14 @@ const procs = {
   bare: await start('proxy/bare-forwarder.js', [upstreamUrl]),
   bareDispatch: await start('proxy/bare-dispatch-forwarder.js', [upstreamUrl]),
   gateway: await start('proxy/gateway-forwarder.js', [upstreamUrl]),
+  // Every release of the catalogue in one process (issue 14): requests take the default, 3.12.0.
+  gatewayAll: await start('proxy/gateway-forwarder.js', [upstreamUrl, '--release', 'all']),
 };
 type Name = keyof typeof procs;
 const names = Object.keys(procs) as Name[];
 for (const n of names) await drive(procs[n].port, 3000); // warm up JIT and pools
-const cpu: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [] };
-const rps: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [] };
+const cpu: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [], gatewayAll: [] };
+const rps: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [], gatewayAll: [] };
 for (let i = 0; i < ROUNDS; i++) {
   // Interleave so drift in machine load hits all alike; ratios are taken within a round.
   const r = {} as Record<Name, { cpuUs: number; rps: number }>;
@@ -81,11 +83,17 @@ for (let i = 0; i < ROUNDS; i++) {
   for (const n of names) { cpu[n].push(r[n].cpuUs); rps[n].push(r[n].rps); }
   console.log(`round ${i + 1}: ${names.map((n) => `${n} ${r[n].cpuUs.toFixed(1)} µs`).join(', ')}; gateway/bare ${(r.gateway.cpuUs / r.bare.cpuUs).toFixed(3)}, gateway/bareDispatch ${(r.gateway.cpuUs / r.bareDispatch.cpuUs).toFixed(3)}`);
 }
-const ratios = (base: Name) => cpu.gateway.map((g, i) => g / cpu[base][i]);
+const ratios = (base: Name, of: Name = 'gateway') => cpu[of].map((g, i) => g / cpu[base][i]);
+const memoryOf = (child: ChildProcess) => new Promise<number>((resolve) => {
+  child.once('message', (m) => resolve((m as { rss: number }).rss / 1024 / 1024));
+  child.send('memory');
+});
 console.log(`\nGET ${PATH}, ${PER_ROUND} requests x ${ROUNDS} rounds, concurrency ${CONCURRENCY}; CPU per request of the forwarding process (median)`);
 console.log(`bare node:http + undici request() forwarder:  ${median(cpu.bare).toFixed(1)} µs, ${median(rps.bare).toFixed(0)} req/s`);
 console.log(`bare node:http + undici dispatch() forwarder: ${median(cpu.bareDispatch).toFixed(1)} µs, ${median(rps.bareDispatch).toFixed(0)} req/s`);
 console.log(`gateway (route, lifecycle, validation, proxy): ${median(cpu.gateway).toFixed(1)} µs, ${median(rps.gateway).toFixed(0)} req/s`);
 console.log(`ratio gateway/bare request(): ${median(ratios('bare')).toFixed(3)} (median of per-round ratios)`);
 console.log(`ratio gateway/bare dispatch(): ${median(ratios('bareDispatch')).toFixed(3)} (median of per-round ratios)`);
+console.log(`gateway --release all (44 programs): ${median(cpu.gatewayAll).toFixed(1)} µs; ratio to the single-release gateway: ${median(ratios('gateway', 'gatewayAll')).toFixed(3)}`);
+console.log(`RSS after the run: single release ${(await memoryOf(procs.gateway.child)).toFixed(0)} MiB, every release ${(await memoryOf(procs.gatewayAll.child)).toFixed(0)} MiB`);
 for (const p of [...Object.values(procs), upstream]) p.child.kill();
