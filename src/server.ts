@@ -288,8 +288,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     server.listen(config.port, config.host, () => resolve());
   });
   ready = true;
-  // What the first proxied request would otherwise wait for, loaded once the socket listens.
-  setImmediate(() => { void gateway.program.proxy.warm(); });
+  // What the first proxied request would otherwise wait for (undici, ~110 files), loaded just after
+  // the socket listens, once the first probes have been answered.
+  setTimeout(() => { void gateway.program.proxy.warm(); }, 100).unref();
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const releases = pinned.served.map((r) => r.id).filter(Boolean);
