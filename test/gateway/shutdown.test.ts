@@ -69,7 +69,7 @@ test('drain ends as soon as in-flight requests finish, and they finish with 200'
   const res = await slow;
   assert.is(res.status, 200, 'the in-flight request completes');
   const took = (await exited) - t0;
-  assert.ok(took < 1500, `exited ${took.toFixed(0)} ms after SIGTERM (in flight: ~550 ms; grace 8000 ms)`);
+  assert.ok(took < 3000, `exited ${took.toFixed(0)} ms after SIGTERM (in flight: ~550 ms; grace 8000 ms: a fixed wait would take 8 s)`);
 });
 
 test('/_gateway/ready: 200 while serving, 503 once draining (asked on a pipelined connection)', async () => {
