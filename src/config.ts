@@ -31,6 +31,8 @@ export interface GatewayConfig {
   workers: number;
   /** Bytes a websocket client may leave unread before it is closed (1008). */
   wsMaxBuffered: number;
+  /** How long a websocket client may be held (not read) for an upstream that does not read, before both are closed (ms). */
+  wsMaxHoldMs: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
   signing?: SigningSettings;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
@@ -67,7 +69,7 @@ const FLAGS = [
   'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered',
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
   'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline',
-  'default-release',
+  'default-release', 'ws-max-hold',
 ] as const;
 const BOOLEANS = ['strict', 'watch', 'reload-closes-websockets'] as const;
 const ENV: Record<string, string> = {
@@ -79,19 +81,19 @@ const ENV: Record<string, string> = {
   'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
   'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
   'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
-  'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS',
+  'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS',
 };
 const FILE_KEYS = [
   'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
-  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'defaultRelease', 'watch', 'reloadClosesWebsockets',
+  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
 ];
 
 export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service>=<id>[,<id>…]] [--default-release <id>] [--watch]
        [--reload-closes-websockets] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
        [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
-       [--ws-max-buffered <bytes>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
+       [--ws-max-buffered <bytes>] [--ws-max-hold <ms>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
        [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
        [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
        [--builder-queue <n>] [--builder-deadline <ms>]
@@ -118,6 +120,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
     workers: workers(get('workers') ?? str(file.workers) ?? '1'),
     wsMaxBuffered: int('ws-max-buffered', get('ws-max-buffered') ?? str(file.wsMaxBuffered) ?? String(4 * 1024 * 1024), 1024, 1024 ** 3),
+    wsMaxHoldMs: int('ws-max-hold', get('ws-max-hold') ?? str(file.wsMaxHoldMs) ?? '10000', 100, 3_600_000),
     signing: readSigningSettings(env, file.signing),
     tokensFile: get('tokens-file') ?? str(file.tokensFile),
     corsOrigins: list(args, env, 'cors-origin', corsFile(file.cors)) ?? ['*'],

@@ -268,7 +268,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   });
   const websockets = lazyWebsockets(gateway, (served) => ({
     views: served.views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
-    maxBufferedBytes: config.wsMaxBuffered, ...opts.websocket,
+    maxBufferedBytes: config.wsMaxBuffered, maxHoldMs: config.wsMaxHoldMs, ...opts.websocket,
   }), logger);
   server.on('upgrade', (req, socket, head) => {
     try {

@@ -78,6 +78,12 @@ export interface RelayOptions {
   inspect?: Inspect;
   /** Called when the gateway closes a client that reads too slowly. */
   onSlowClient?(): void;
+  /**
+   * How long a client may stay held (not read, because the upstream has not taken what it sent)
+   * before the connection is closed with 1008: back-pressure for a moment, never a stalled upstream
+   * pinning a connection for good. Default 10 s.
+   */
+  maxHoldMs?: number;
   /** Called once when both sides are closed. */
   onEnd?(info: RelayEnd): void;
 }
@@ -88,7 +94,7 @@ export interface RelayEnd {
   clientReason: string;
   upstreamCode: number;
   /** Why the gateway closed the connection itself, if it did. */
-  cause?: 'slow-client' | 'shutdown';
+  cause?: 'slow-client' | 'slow-upstream' | 'shutdown';
   framesUp: number;
   framesDown: number;
 }
@@ -185,6 +191,7 @@ export class Relay {
   private readonly toUpstream: Outbox;
   /** Reading the client is paused because the upstream has not taken what it sent. */
   private clientHeld = false;
+  private holdTimer: NodeJS.Timeout | undefined;
   /** Resolves when both sides are closed. */
   readonly done: Promise<void>;
   private finish!: () => void;
@@ -305,6 +312,17 @@ export class Relay {
     if (this.clientHeld || !this.toUpstream.over) return;
     this.clientHeld = true;
     this.client.pause();
+    this.holdTimer = setTimeout(() => this.slowUpstream(), this.opts.maxHoldMs ?? 10_000);
+    this.holdTimer.unref();
+  }
+
+  private slowUpstream(): void {
+    if (!this.clientHeld || this.cause) return;
+    this.cause = 'slow-upstream';
+    const limit = `more than ${this.opts.maxBufferedBytes} bytes waiting for ${this.opts.maxHoldMs ?? 10_000} ms`;
+    this.client.close(1008, `upstream too slow: ${limit}`);
+    if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'upstream too slow');
+    this.releaseClient(); // a held client could not read its close frame
   }
 
   private upstreamTook(): void {
@@ -314,6 +332,7 @@ export class Relay {
   private releaseClient(): void {
     if (!this.clientHeld) return;
     this.clientHeld = false;
+    clearTimeout(this.holdTimer);
     this.client.resume(); // a no-op once the client is closed
   }
 

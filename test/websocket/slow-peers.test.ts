@@ -166,4 +166,33 @@ test('a ping flood from the client towards an upstream that stops reading: the c
   assert.ok(gatewayAlive());
 });
 
+test('an upstream that stays stalled: the held client is closed with 1008 after --ws-max-hold', async () => {
+  const held = await startGatewayProcess([
+    '--release', '3.12.0', '--log-level', 'warn', '--ws-max-buffered', String(LIMIT), '--ws-max-hold', '800', '--upstream', 'exchange=http://127.0.0.1:9',
+    '--upstream', `exchange.streams=${upstream.url}`, '--upstream', `exchange.wsApi=${upstream.url}/ws-api/v3`,
+  ]);
+  try {
+    upstream.autoAnswer = false;
+    const c: Opened = await open(`${held.url.replace(/^http/, 'ws')}/ws/btcusdt@trade`);
+    const conn: UpstreamConnection = await upstream.nextConnection();
+    rawSocket(conn.ws).pause(); // the upstream stops reading, for good
+    const end = closed(c.ws);
+    const payload = Buffer.alloc(125, 'p');
+    let ended = false;
+    void end.then(() => { ended = true; });
+    const deadline = Date.now() + 5000;
+    let sent = 0;
+    while (!ended && Date.now() < deadline) {
+      if (c.ws.bufferedAmount < 4 * LIMIT) {
+        c.ws.ping(payload);
+        if (++sent % 64 === 0) await sleep(0);
+      } else await sleep(20);
+    }
+    assert.ok(ended, `the client must be closed once held longer than --ws-max-hold; client buffer ${c.ws.bufferedAmount}; gateway said: ${held.output()}`);
+    assert.equal(await end, { code: 1008, reason: `upstream too slow: more than ${LIMIT} bytes waiting for 800 ms` });
+  } finally {
+    await held.stop();
+  }
+});
+
 test.run();

@@ -38,6 +38,8 @@ export interface WebsocketOptions {
   maxPayload?: number;
   /** Bytes allowed to wait for a slow client before it is closed with 1008 (default 4 MiB). */
   maxBufferedBytes?: number;
+  /** How long a client may be held for an upstream that does not read before both are closed (default 10 s). */
+  maxHoldMs?: number;
   /** How long shutdown waits for closing handshakes before terminating (default 1 s). */
   shutdownGraceMs?: number;
 }
@@ -241,7 +243,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         const started = Date.now();
         logger.debug(`ws ${label} open`);
         const relay = new Relay(client, upstream, {
-          maxBufferedBytes: maxBuffered, inspect,
+          maxBufferedBytes: maxBuffered, maxHoldMs: opts.maxHoldMs, inspect,
           onSlowClient: () => {
             counts.slowClients++;
             logger.warn(`ws ${label}: client too slow (more than ${maxBuffered} bytes waiting), closed with 1008`);
