@@ -4,32 +4,16 @@
 // forwarder on undici's dispatch() API, which the gateway uses (isolating the gateway's stages).
 // The load generator (this process) is the same for both, so its cost cancels out of the ratio.
 //   npm run build && node dist/bench/proxy.js [requests-per-round] [rounds]
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { Agent } from 'undici';
+import { startProcess } from './proxy/processes.js';
 
 const PER_ROUND = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const CONCURRENCY = 16;
 const PATH = process.env.BENCH_PATH ?? '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10';
-const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
-const children: ChildProcess[] = [];
-// However this script ends (a failed round, Ctrl-C), it leaves no forwarder or upstream behind.
-process.on('exit', () => { for (const c of children) c.kill(); });
-process.on('SIGINT', () => process.exit(130));
-
-function start(script: string, args: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(here(script), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString());
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
-  });
-}
+const start = startProcess;
 
 const cpuOf = (child: ChildProcess) => new Promise<number>((resolve) => {
   child.once('message', (m) => resolve((m as { cpu: number }).cpu));

@@ -5,9 +5,9 @@
 // moves). Passes (exit 0) when every post-collection RSS after the warm-up (the first 10 000
 // requests) stays within ±20 MiB of the warm-up sample; the raw RSS's drift is printed beside it.
 //   npm run build && node dist/bench/soak.js [requests] [connections]
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'undici';
+import { startProcess } from './proxy/processes.js';
 import type { MemorySample } from './proxy/memory.js';
 
 const TOTAL = Number(process.argv[2] ?? 100_000);
@@ -15,24 +15,9 @@ const CONNECTIONS = Number(process.argv[3] ?? 32);
 const EVERY = 10_000;
 const BAND_MIB = 20;
 const PATH = process.env.BENCH_PATH ?? '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10';
-const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const MiB = 1024 * 1024;
 
-const children: ChildProcess[] = [];
-process.on('exit', () => { for (const c of children) c.kill(); });
-process.on('SIGINT', () => process.exit(130));
-
-function start(script: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(here(script), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString());
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
-  });
-}
+const start = startProcess;
 
 const memoryOf = (child: ChildProcess) => new Promise<MemorySample>((resolve) => {
   child.once('message', (m) => resolve(m as MemorySample));
@@ -64,7 +49,8 @@ await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
 await sampling;
 const secs = (performance.now() - started) / 1000;
 await pool.close();
-for (const c of children) c.kill();
+upstream.child.kill();
+gateway.child.kill();
 if (bad) console.log(`${bad} answers were not 200`);
 
 console.log(`GET ${PATH}: ${TOTAL} proxied requests over ${CONNECTIONS} keep-alive connections in ${secs.toFixed(1)} s (${(TOTAL / secs).toFixed(0)} req/s)`);

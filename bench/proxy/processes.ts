@@ -1,0 +1,21 @@
+// Forwarder and upstream processes for the proxy benches: forked from dist/bench/proxy/, each prints
+// "port <n>" when it listens. However the bench ends (a failed round, Ctrl-C), none is left behind.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const children: ChildProcess[] = [];
+process.on('exit', () => { for (const c of children) c.kill(); });
+process.on('SIGINT', () => process.exit(130));
+
+/** Fork `script` (relative to dist/bench/) and resolve once it listens. */
+export function startProcess(script: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(fileURLToPath(new URL(`../${script}`, import.meta.url)), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /port (\d+)/.exec(d.toString());
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
+  });
+}
