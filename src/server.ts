@@ -1,5 +1,6 @@
 // Start a gateway from a configuration: load the catalogue, pin every service to its release,
 // build the app and listen. Used by the CLI and, in-process, by tests and benchmarks.
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -13,6 +14,8 @@ import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
 import { createGateway, type Gateway, type Hook } from './gateway/app.js';
+import type { Metrics } from './gateway/metrics.js';
+import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -57,13 +60,34 @@ function refuseSocket(socket: Duplex, text: string): void {
  * The builder pool, started on the first build: threads and WASM cost start-up time and memory a
  * gateway that only proxies never needs. The registry's names are known without loading anything.
  */
-function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; close(): Promise<void> } {
+function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; observe(metrics: Metrics): void; close(): Promise<void> } {
   let pool: Promise<BuilderPool> | undefined;
+  let metrics: Metrics | undefined;
   const get = () => (pool ??= import('./builders/pool/pool.js').then((m) => m.createBuilderPool({
     threads: config.builderThreads, maxQueue: config.builderQueue, deadlineMs: config.builderDeadlineMs,
   })));
-  const plugins = new Map([...builtinPlugins.keys()].map((name) => [name, async (body: unknown) => (await get()).run(name, body)]));
-  return { plugins, close: async () => { if (pool) await (await pool).close(); } };
+  const run = async (name: string, body: unknown) => {
+    const t0 = performance.now();
+    let outcome: 'ok' | 'error' = 'error';
+    try {
+      const out = await (await get()).run(name, body);
+      outcome = 'ok';
+      return out;
+    } finally {
+      metrics?.observeBuilder(name, outcome, (performance.now() - t0) / 1000);
+    }
+  };
+  const plugins = new Map([...builtinPlugins.keys()].map((name) => [name, (body: unknown) => run(name, body)]));
+  return { plugins, observe: (m) => { metrics = m; }, close: async () => { if (pool) await (await pool).close(); } };
+}
+
+/** The websocket side's numbers, read at scrape time. */
+function websocketMetrics(metrics: Metrics, websockets: WebsocketGateway): void {
+  metrics.addGauge('gateway_websocket_open', 'Websocket connections relaying now.', () => websockets.stats().open);
+  metrics.addGauge('gateway_websocket_connecting', 'Websocket connections waiting for their upstream to open.', () => websockets.stats().connecting);
+  metrics.addCounter('gateway_websocket_accepted_total', 'Websocket upgrades accepted.', () => websockets.stats().accepted);
+  metrics.addCounter('gateway_websocket_refused_total', 'Websocket upgrades refused (unknown path, bad stream, over a limit).', () => websockets.stats().refused);
+  metrics.addCounter('gateway_websocket_slow_clients_total', 'Websocket clients closed for leaving too many bytes unread.', () => websockets.stats().slowClients);
 }
 
 /**
@@ -104,7 +128,7 @@ export function restUpstreams(catalogue: Catalogue, overrides: Record<string, st
 }
 
 export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const started = performance.now();
   const { catalogue, fromCache } = loadCatalogue(config.catalogue);
   const views = pinViews(catalogue, config.release);
@@ -155,10 +179,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       socket.destroy();
     }
   });
-  gateway.metrics.addGauges(() => {
-    const w = websockets.stats();
-    return { websocket_open: w.open, websocket_connecting: w.connecting, websocket_accepted_total: w.accepted, websocket_refused_total: w.refused, websocket_slow_clients_total: w.slowClients };
-  });
+  websocketMetrics(gateway.metrics, websockets);
+  builders?.observe(gateway.metrics);
+  if (cluster.isWorker) aggregateAcrossWorkers(gateway.metrics);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

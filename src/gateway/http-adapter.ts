@@ -11,9 +11,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
+import { recordRequest } from './access-record.js';
 import { ClientGone, GatewayError, render } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { runPipeline, type Exchange, type Program } from './pipeline.js';
+import { identify } from './request-id.js';
 
 export interface HttpAdapterOptions {
   /** The program serving now; read once per request (a reload swaps it; in-flight work keeps its own). */
@@ -53,6 +55,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     const arrived = performance.now();
     const socket = req.socket as TrackedSocket;
     if (!socket.writable) return void socket.destroy(); // refused at connect (over --max-connections)
+    identify(req, res); // before anything can answer: every answer, refusals included, carries the id
     let conn = socket[CONN];
     if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
     if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);
@@ -73,7 +76,10 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       next(conn, socket);
     };
     if ((req.url ?? '').startsWith('/_gateway/')) {
-      res.once('close', finish);
+      res.once('close', () => {
+        recordRequest(o, req, res, arrived);
+        finish();
+      });
       return o.admin(req, res, o.adminHeaders(req));
     }
     const ex: Exchange = { req, res, own: {}, cancellation: { gone: false }, bodyRead: false };
@@ -82,11 +88,10 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     res.once('close', () => {
       clearTimeout(timer);
       if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
+      recordRequest(o, req, res, arrived, ex);
       finish();
     });
-    runPipeline(o.program(), ex).catch((e) => fail(ex, e)).finally(() => {
-      o.metrics.observe(ex.route?.endpoint.endpoint.key ?? 'unmatched', res.statusCode, arrived);
-    });
+    runPipeline(o.program(), ex).catch((e) => fail(ex, e));
   }
 
   /** The deadline passed: answer 408/504 if nothing was sent yet, else cut the answer. */
