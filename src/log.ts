@@ -20,7 +20,7 @@ export interface Logger {
   enabled(level: Exclude<Level, 'silent'>): boolean;
 }
 
-/** Field names whose value is dropped wherever they appear (one level deep): credentials and raw request parts. */
+/** Field names whose value is dropped from a line: credentials and raw request parts. */
 const REDACT = ['headers', 'query', 'body', 'authorization', 'cookie', 'token', 'secret', 'password', 'passphrase', 'apiKey', 'signature', 'url'];
 
 /** JSON when the output is a pipe or file, pretty when a person is watching stderr. */
@@ -40,7 +40,8 @@ export function createLogger(level: Level = 'info', write?: (line: string) => vo
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) }, // "level":"warn", not 40: readable without a lookup table
-    redact: { paths: [...REDACT, ...REDACT.map((k) => `*.${k}`)], remove: true },
+    // Top-level paths only: fields are flat (LogFields), and wildcard paths cost ~8 µs a line.
+    redact: { paths: REDACT, remove: true },
   }, out);
   const at = (lvl: Exclude<Level, 'silent'>) => (msg: string, fields?: LogFields) => {
     if (fields) p[lvl](fields, msg);

@@ -40,7 +40,15 @@ export function routeLabel(req: IncomingMessage, status: number, ex?: Exchange):
     return `admin:${ADMIN_PATHS.includes(path) ? path : 'unknown'}`;
   }
   if (req.method === 'OPTIONS' && status === 204) return 'preflight';
-  return `refused:${status}`;
+  return refusedLabel(status);
+}
+
+/** `refused:<status>`, built once per status (a fresh string per request would be hashed per request). */
+const REFUSED = new Map<number, string>();
+function refusedLabel(status: number): string {
+  let label = REFUSED.get(status);
+  if (label === undefined) REFUSED.set(status, (label = `refused:${status}`));
+  return label;
 }
 
 export interface RecordOptions {

@@ -3,32 +3,38 @@
 // metrics. One registry per gateway, so gateways started side by side in one process (tests,
 // benchmarks) never mix their numbers.
 //
-// Cost on the hot path: the labelled child of each (method, route, release, status) is looked up
-// in nested maps and kept, so an observation is two map lookups and a bucket increment; the
-// label strings are never hashed per request.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+// Cost on the hot path: each (route, method, release, status) series is found through nested
+// maps keyed by strings the catalogue already holds (their hashes are cached) and kept, and an
+// observation is a bucket increment (histogram.ts); no label is hashed per request.
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { LabelledHistogram, type Series } from './histogram.js';
 
 /** Latency buckets (seconds): a proxy answers in ms, a slow upstream or a build in seconds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-type Child = { observe(value: number): void };
+/** Find-or-create in a map of maps. */
+function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+  let v = m.get(k);
+  if (v === undefined) m.set(k, (v = make()));
+  return v;
+}
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly http = new Histogram({
-    name: 'http_request_duration_seconds', help: 'Time from a request\'s arrival to the end of its answer, by method, route template, status and release.',
-    labelNames: ['method', 'route', 'status', 'release'] as const, buckets: BUCKETS, registers: [this.registry],
-  });
-  private readonly upstream = new Histogram({
-    name: 'gateway_upstream_duration_seconds', help: 'Time from dispatching a request to the upstream to the end of its relayed answer, by route template and release.',
-    labelNames: ['route', 'release'] as const, buckets: BUCKETS, registers: [this.registry],
-  });
-  private readonly builder = new Histogram({
-    name: 'gateway_builder_duration_seconds', help: 'Time a transaction build took (queue wait included), by builder and outcome (ok or error).',
-    labelNames: ['builder', 'outcome'] as const, buckets: BUCKETS, registers: [this.registry],
-  });
-  private readonly children = new Map<string, Map<number, Child>>();
-  private readonly upstreamChildren = new Map<string, Child>();
+  private readonly http = new LabelledHistogram('http_request_duration_seconds',
+    'Time from a request\'s arrival to the end of its answer, by method, route template, status and release.',
+    ['method', 'route', 'status', 'release'], BUCKETS, this.registry);
+  private readonly upstream = new LabelledHistogram('gateway_upstream_duration_seconds',
+    'Time from dispatching a request to the upstream to the end of its relayed answer, by route template and release.',
+    ['route', 'release'], BUCKETS, this.registry);
+  private readonly builder = new LabelledHistogram('gateway_builder_duration_seconds',
+    'Time a transaction build took (queue wait included), by builder and outcome (ok or error).',
+    ['builder', 'outcome'], BUCKETS, this.registry);
+  /** route → method → release → status → series */
+  private readonly children = new Map<string, Map<string, Map<string, Map<number, Series>>>>();
+  /** route → release → series */
+  private readonly upstreamChildren = new Map<string, Map<string, Series>>();
+  private readonly builderChildren = new Map<string, Series>();
   /** Replaces render() when the numbers live elsewhere (under --workers: the primary's aggregate of every worker). */
   private source?: () => Promise<string>;
 
@@ -44,23 +50,16 @@ export class Metrics {
    * request was when it matched none (admin:<path>, refused:<status>, preflight); never a raw path.
    */
   observe(method: string, route: string, status: number, release: string, seconds: number): void {
-    const key = `${method} ${route} ${release}`;
-    let byStatus = this.children.get(key);
-    if (!byStatus) this.children.set(key, (byStatus = new Map()));
-    let child = byStatus.get(status);
-    if (!child) byStatus.set(status, (child = this.http.labels(method, route, String(status), release)));
-    child.observe(seconds);
+    const byStatus = at(at(at(this.children, route, () => new Map()), method, () => new Map()), release, () => new Map<number, Series>());
+    at(byStatus, status, () => this.http.child({ method, route, status: String(status), release })).observe(seconds);
   }
 
   observeUpstream(route: string, release: string, seconds: number): void {
-    const key = `${route} ${release}`;
-    let child = this.upstreamChildren.get(key);
-    if (!child) this.upstreamChildren.set(key, (child = this.upstream.labels(route, release)));
-    child.observe(seconds);
+    at(at(this.upstreamChildren, route, () => new Map<string, Series>()), release, () => this.upstream.child({ route, release })).observe(seconds);
   }
 
   observeBuilder(builder: string, outcome: 'ok' | 'error', seconds: number): void {
-    this.builder.labels(builder, outcome).observe(seconds);
+    at(this.builderChildren, `${builder} ${outcome}`, () => this.builder.child({ builder, outcome })).observe(seconds);
   }
 
   /** A number read at scrape time, as gauge `name` (e.g. open websockets). */
