@@ -4,7 +4,6 @@
 // numbers (prom-client's AggregatorRegistry: sums counters and histograms, keeps one copy of
 // version info) and sends the aggregate back to the asking worker.
 import cluster from 'node:cluster';
-import promClient from 'prom-client';
 import type { Metrics } from './gateway/metrics.js';
 
 const ASK = 'gateway:metrics?';
@@ -17,17 +16,23 @@ interface Answer { type: typeof ANSWER; id: number; text?: string; error?: strin
 
 /** In the primary: answer workers' requests for the aggregate of every worker. */
 export function serveAggregateMetrics(): void {
-  const aggregator = new promClient.AggregatorRegistry();
+  let aggregator: Promise<{ clusterMetrics(): Promise<string> }> | undefined; // prom-client loads on the first scrape
   cluster.on('message', (worker, m: Ask) => {
     if (m?.type !== ASK) return;
     const reply = (a: Omit<Answer, 'type' | 'id'>) => { if (worker.isConnected()) worker.send({ type: ANSWER, id: m.id, ...a } satisfies Answer); };
-    aggregator.clusterMetrics().then((text) => reply({ text }), (e: Error) => reply({ error: `aggregating the workers' metrics failed: ${e.message}` }));
+    (aggregator ??= import('prom-client').then((pc) => new pc.default.AggregatorRegistry()))
+      .then((agg) => agg.clusterMetrics())
+      .then((text) => reply({ text }), (e: Error) => reply({ error: `aggregating the workers' metrics failed: ${e.message}` }));
   });
 }
 
-/** In a worker: serve its registry to the primary's aggregator, and scrapes from the aggregate. */
-export function aggregateAcrossWorkers(metrics: Metrics): void {
-  promClient.AggregatorRegistry.setRegistries([metrics.registry]);
+/**
+ * In a worker: serve its registry to the primary's aggregator, and scrapes from the aggregate.
+ * Awaited before the worker listens, so it can answer the primary's first request.
+ */
+export async function aggregateAcrossWorkers(metrics: Metrics): Promise<void> {
+  const { default: promClient } = await import('prom-client');
+  promClient.AggregatorRegistry.setRegistries([await metrics.registry()]);
   void new promClient.AggregatorRegistry(); // its constructor installs the worker's answering listener
   let next = 0;
   const waiting = new Map<number, { resolve(text: string): void; reject(e: Error): void; timer: NodeJS.Timeout }>();

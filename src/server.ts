@@ -181,7 +181,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   });
   websocketMetrics(gateway.metrics, websockets);
   builders?.observe(gateway.metrics);
-  if (cluster.isWorker) aggregateAcrossWorkers(gateway.metrics);
+  if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -2,7 +2,7 @@
 // Histogram validates and hashes the labels on every observe(), even through .labels(): over a
 // microsecond per request for two histograms. Here each label set's series is found once (by the
 // caller's cached lookup) and kept; prom-client still renders, merges across workers and lints it,
-// through the metric interface its Registry reads (name + get()).
+// through the metric interface its Registry reads (name + get()), and need not be loaded to count.
 import type { Registry } from 'prom-client';
 
 export interface Series {
@@ -20,8 +20,10 @@ interface SeriesData extends Series {
 export class LabelledHistogram<L extends string> {
   private readonly series: SeriesData[] = [];
 
-  constructor(readonly name: string, readonly help: string, private readonly labelNames: readonly L[], private readonly buckets: readonly number[], registry: Registry) {
-    // prom-client's Registry accepts any object with a name and get() (its aggregated registries do the same).
+  constructor(readonly name: string, readonly help: string, private readonly labelNames: readonly L[], private readonly buckets: readonly number[]) {}
+
+  /** prom-client's Registry accepts any object with a name and get() (its aggregated registries do the same). */
+  register(registry: Registry): void {
     registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
   }
 

@@ -1,12 +1,15 @@
 // The gateway's Prometheus metrics (prom-client): request, upstream and builder latency histograms,
 // gauges sampled at scrape time (websockets), and prom-client's default process and Node.js
 // metrics. One registry per gateway, so gateways started side by side in one process (tests,
-// benchmarks) never mix their numbers.
+// benchmarks) never mix their numbers. prom-client itself is loaded on the first scrape (or at
+// start under --workers): importing it costs ~100 ms of start-up that a gateway nobody scrapes
+// need not pay, and the histograms below count without it. (Hence the default metrics' event-loop
+// lag and GC figures begin at the first scrape; CPU, memory and handles are read from the process.)
 //
 // Cost on the hot path: each (route, method, release, status) series is found through nested
 // maps keyed by strings the catalogue already holds (their hashes are cached) and kept, and an
 // observation is a bucket increment (histogram.ts); no label is hashed per request.
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { LabelledHistogram, type Series } from './histogram.js';
 
 /** Latency buckets (seconds): a proxy answers in ms, a slow upstream or a build in seconds. */
@@ -19,17 +22,23 @@ function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
   return v;
 }
 
+/** prom-client's text format (Registry.PROMETHEUS_CONTENT_TYPE), known before prom-client is loaded. */
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+interface Sampled { kind: 'gauge' | 'counter'; name: string; help: string; sample: () => number }
+
 export class Metrics {
-  readonly registry = new Registry();
+  private loaded?: Promise<Registry>;
+  private readonly sampled: Sampled[] = [];
   private readonly http = new LabelledHistogram('http_request_duration_seconds',
     'Time from a request\'s arrival to the end of its answer, by method, route template, status and release.',
-    ['method', 'route', 'status', 'release'], BUCKETS, this.registry);
+    ['method', 'route', 'status', 'release'], BUCKETS);
   private readonly upstream = new LabelledHistogram('gateway_upstream_duration_seconds',
     'Time from dispatching a request to the upstream to the end of its relayed answer, by route template and release.',
-    ['route', 'release'], BUCKETS, this.registry);
+    ['route', 'release'], BUCKETS);
   private readonly builder = new LabelledHistogram('gateway_builder_duration_seconds',
     'Time a transaction build took (queue wait included), by builder and outcome (ok or error).',
-    ['builder', 'outcome'], BUCKETS, this.registry);
+    ['builder', 'outcome'], BUCKETS);
   /** route → method → release → status → series */
   private readonly children = new Map<string, Map<string, Map<string, Map<number, Series>>>>();
   /** route → release → series */
@@ -38,11 +47,22 @@ export class Metrics {
   /** Replaces render() when the numbers live elsewhere (under --workers: the primary's aggregate of every worker). */
   private source?: () => Promise<string>;
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-    // Gauges named like counters, which promtool's lint rejects; the per-type gauges
-    // nodejs_active_{handles,requests,resources} carry the same numbers.
-    for (const n of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(n);
+  /** The registry of every metric, prom-client loaded on the first call. */
+  registry(): Promise<Registry> {
+    return (this.loaded ??= import('prom-client').then((pc) => {
+      const registry = new pc.Registry();
+      pc.collectDefaultMetrics({ register: registry });
+      // Gauges named like counters, which promtool's lint rejects; the per-type gauges
+      // nodejs_active_{handles,requests,resources} carry the same numbers.
+      for (const n of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(n);
+      for (const h of [this.http, this.upstream, this.builder]) h.register(registry);
+      for (const m of this.sampled) {
+        const { sample } = m;
+        if (m.kind === 'gauge') new pc.Gauge({ name: m.name, help: m.help, registers: [registry], collect() { this.set(sample()); } });
+        else new pc.Counter({ name: m.name, help: m.help, registers: [registry], collect() { this.reset(); this.inc(sample()); } });
+      }
+      return registry;
+    }));
   }
 
   /**
@@ -62,14 +82,14 @@ export class Metrics {
     at(this.builderChildren, `${builder} ${outcome}`, () => this.builder.child({ builder, outcome })).observe(seconds);
   }
 
-  /** A number read at scrape time, as gauge `name` (e.g. open websockets). */
+  /** A number read at scrape time, as gauge `name` (e.g. open websockets). Add before the first scrape. */
   addGauge(name: string, help: string, sample: () => number): void {
-    new Gauge({ name, help, registers: [this.registry], collect() { this.set(sample()); } });
+    this.sampled.push({ kind: 'gauge', name, help, sample });
   }
 
-  /** A running total kept elsewhere and read at scrape time, as counter `name` (must end in _total). */
+  /** A running total kept elsewhere and read at scrape time, as counter `name` (ending in _total). Add before the first scrape. */
   addCounter(name: string, help: string, sample: () => number): void {
-    new Counter({ name, help, registers: [this.registry], collect() { this.reset(); this.inc(sample()); } });
+    this.sampled.push({ kind: 'counter', name, help, sample });
   }
 
   /** Serve another source's text instead of this registry's (cluster aggregation). */
@@ -78,11 +98,11 @@ export class Metrics {
   }
 
   get contentType(): string {
-    return this.registry.contentType;
+    return CONTENT_TYPE;
   }
 
   /** The Prometheus text exposition of every metric. */
   render(): Promise<string> {
-    return this.source ? this.source() : this.registry.metrics();
+    return this.source ? this.source() : this.registry().then((r) => r.metrics());
   }
 }
