@@ -3,11 +3,13 @@
 // replaces a worker that dies or whose event loop stops answering (no heartbeat for
 // --worker-stall ms: a request that spins forever would otherwise hold its share of the port
 // hostage), and stops them all on SIGINT/SIGTERM. The gateway holds no state
-// between requests, so workers need nothing from each other.
+// between requests, so workers need nothing from each other — except that a metrics scrape
+// answered by one worker shows them all (cluster-metrics.ts).
 import cluster, { type Worker } from 'node:cluster';
 import { loadCatalogue } from './catalogue/load.js';
 import { pinReleases } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
+import { serveAggregateMetrics } from './cluster-metrics.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
 import { securityHooks } from './gateway/signing/setup.js';
@@ -27,12 +29,13 @@ export function startHeartbeat(): void {
   setInterval(() => process.send?.({ beat: Date.now() } satisfies Heartbeat), BEAT_MS).unref();
 }
 
-export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel)): void {
+export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel, undefined, config.logFormat)): void {
   const { catalogue } = loadCatalogue(config.catalogue);
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
   securityHooks(config, views, createLogger('silent'));
 
+  serveAggregateMetrics();
   let ready = 0;
   let stopping = false;
   let serving = false;

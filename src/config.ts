@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import type { ReleaseSpec } from './catalogue/pin.js';
-import { LEVELS, type Level } from './log.js';
+import { defaultLogFormat, LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.js';
 import { readSigningSettings, SIGNING_ENV, type SigningSettings } from './upstream/signing/settings.js';
 
 export interface GatewayConfig {
@@ -27,6 +27,8 @@ export interface GatewayConfig {
   timeoutMs: number;
   bodyLimit: number;
   logLevel: Level;
+  /** Log lines as JSON (default when stderr is not a terminal) or pretty (default on a terminal). */
+  logFormat: LogFormat;
   /** Processes serving the port (node:cluster); 1 = this process alone. */
   workers: number;
   /** Bytes a websocket client may leave unread before it is closed (1008). */
@@ -66,7 +68,7 @@ export interface GatewayConfig {
 }
 
 const FLAGS = [
-  'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'tokens-file', 'workers', 'ws-max-buffered',
+  'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'log-format', 'tokens-file', 'workers', 'ws-max-buffered',
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
   'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline',
   'default-release', 'ws-max-hold',
@@ -75,7 +77,7 @@ const BOOLEANS = ['strict', 'watch', 'reload-closes-websockets'] as const;
 const ENV: Record<string, string> = {
   release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
   upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
-  'log-level': 'GATEWAY_LOG_LEVEL', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS', 'ws-max-buffered': 'GATEWAY_WS_MAX_BUFFERED',
+  'log-level': 'GATEWAY_LOG_LEVEL', 'log-format': 'GATEWAY_LOG_FORMAT', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS', 'ws-max-buffered': 'GATEWAY_WS_MAX_BUFFERED',
   'cors-origin': 'GATEWAY_CORS_ORIGINS', 'allowed-host': 'GATEWAY_ALLOWED_HOSTS', 'max-pipelined': 'GATEWAY_MAX_PIPELINED',
   'max-connections': 'GATEWAY_MAX_CONNECTIONS', 'headers-timeout': 'GATEWAY_HEADERS_TIMEOUT_MS', 'keep-alive-timeout': 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
   'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
@@ -84,7 +86,7 @@ const ENV: Record<string, string> = {
   'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS',
 };
 const FILE_KEYS = [
-  'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
+  'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'logFormat', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
   'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
 ];
@@ -92,7 +94,7 @@ const FILE_KEYS = [
 export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service>=<id>[,<id>…]] [--default-release <id>] [--watch]
        [--reload-closes-websockets] [--host <h>] [--port <n>] [--catalogue <dir>]
        [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
-       [--log-level ${LEVELS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
+       [--log-level ${LEVELS.join('|')}] [--log-format ${LOG_FORMATS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
        [--ws-max-buffered <bytes>] [--ws-max-hold <ms>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
        [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
        [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
@@ -118,6 +120,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 50, 600_000),
     bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
     logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
+    logFormat: logFormat(get('log-format') ?? str(file.logFormat) ?? defaultLogFormat()),
     workers: workers(get('workers') ?? str(file.workers) ?? '1'),
     wsMaxBuffered: int('ws-max-buffered', get('ws-max-buffered') ?? str(file.wsMaxBuffered) ?? String(4 * 1024 * 1024), 1024, 1024 ** 3),
     wsMaxHoldMs: int('ws-max-hold', get('ws-max-hold') ?? str(file.wsMaxHoldMs) ?? '10000', 100, 3_600_000),
@@ -238,6 +241,11 @@ function bool(name: string, v: string): boolean {
 function level(v: string): Level {
   if (!LEVELS.includes(v as Level)) throw new UsageError(`invalid --log-level "${v}"; valid: ${LEVELS.join(', ')}`);
   return v as Level;
+}
+
+function logFormat(v: string): LogFormat {
+  if (!LOG_FORMATS.includes(v as LogFormat)) throw new UsageError(`invalid --log-format "${v}"; valid: ${LOG_FORMATS.join(', ')}`);
+  return v as LogFormat;
 }
 
 function url(v: string, what: string): string {

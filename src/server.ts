@@ -1,5 +1,6 @@
 // Start a gateway from a configuration: load the catalogue, pin every service to its release,
 // build the app and listen. Used by the CLI and, in-process, by tests and benchmarks.
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,8 @@ import type { GatewayConfig } from './config.js';
 import { createGateway, select, type Gateway, type Hook, type Served } from './gateway/app.js';
 import type { ReloadOutcome } from './gateway/admin.js';
 import { envelope } from './gateway/errors.js';
+import type { Metrics } from './gateway/metrics.js';
+import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -69,13 +72,34 @@ function refuseSocket(socket: Duplex, text: string): void {
  * The builder pool, started on the first build: threads and WASM cost start-up time and memory a
  * gateway that only proxies never needs. The registry's names are known without loading anything.
  */
-function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; close(): Promise<void> } {
+function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; observe(metrics: Metrics): void; close(): Promise<void> } {
   let pool: Promise<BuilderPool> | undefined;
+  let metrics: Metrics | undefined;
   const get = () => (pool ??= import('./builders/pool/pool.js').then((m) => m.createBuilderPool({
     threads: config.builderThreads, maxQueue: config.builderQueue, deadlineMs: config.builderDeadlineMs,
   })));
-  const plugins = new Map([...builtinPlugins.keys()].map((name) => [name, async (body: unknown) => (await get()).run(name, body)]));
-  return { plugins, close: async () => { if (pool) await (await pool).close(); } };
+  const run = async (name: string, body: unknown) => {
+    const t0 = performance.now();
+    let outcome: 'ok' | 'error' = 'error';
+    try {
+      const out = await (await get()).run(name, body);
+      outcome = 'ok';
+      return out;
+    } finally {
+      metrics?.observeBuilder(name, outcome, (performance.now() - t0) / 1000);
+    }
+  };
+  const plugins = new Map([...builtinPlugins.keys()].map((name) => [name, (body: unknown) => run(name, body)]));
+  return { plugins, observe: (m) => { metrics = m; }, close: async () => { if (pool) await (await pool).close(); } };
+}
+
+/** The websocket side's numbers, read at scrape time. */
+function websocketMetrics(metrics: Metrics, websockets: WebsocketGateway): void {
+  metrics.addGauge('gateway_websocket_open', 'Websocket connections relaying now.', () => websockets.stats().open);
+  metrics.addGauge('gateway_websocket_connecting', 'Websocket connections waiting for their upstream to open.', () => websockets.stats().connecting);
+  metrics.addCounter('gateway_websocket_accepted_total', 'Websocket upgrades accepted.', () => websockets.stats().accepted);
+  metrics.addCounter('gateway_websocket_refused_total', 'Websocket upgrades refused (unknown path, bad stream, over a limit).', () => websockets.stats().refused);
+  metrics.addCounter('gateway_websocket_slow_clients_total', 'Websocket clients closed for leaving too many bytes unread.', () => websockets.stats().slowClients);
 }
 
 /**
@@ -187,7 +211,7 @@ export function restUpstreams(catalogue: Catalogue, overrides: Record<string, st
 }
 
 export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const started = performance.now();
   const loaded = loadCatalogue(config.catalogue);
   let catalogue = loaded.catalogue;
@@ -205,6 +229,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     };
   };
   let lastReload: ReloadOutcome | undefined;
+  const reloads = { applied: 0, refused: 0 };
   const gateway = createGateway({
     pinned, plugins: opts.plugins ?? builders!.plugins, timeoutMs: config.timeoutMs, logger,
     maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections,
@@ -239,7 +264,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       lastReload = { ok: false, trigger, at, ms: Math.round(performance.now() - t0), summary: `refused; still serving catalogue ${gateway.state().hash}`, problems };
       logger.warn(`reload (${trigger}) refused, still serving catalogue ${gateway.state().hash}:\n${problems.join('\n')}`);
     }
-    gateway.metrics.countReload(lastReload.ok);
+    reloads[lastReload.ok ? 'applied' : 'refused']++;
     opts.onReload?.(lastReload);
     return lastReload;
   }
@@ -279,10 +304,11 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       socket.destroy();
     }
   });
-  gateway.metrics.addGauges(() => {
-    const w = websockets.stats();
-    return { websocket_open: w.open, websocket_connecting: w.connecting, websocket_accepted_total: w.accepted, websocket_refused_total: w.refused, websocket_slow_clients_total: w.slowClients };
-  });
+  websocketMetrics(gateway.metrics, websockets);
+  gateway.metrics.addCounter('gateway_reloads_applied_total', 'Reloads of the catalogue and configuration that were applied.', () => reloads.applied);
+  gateway.metrics.addCounter('gateway_reloads_refused_total', 'Reloads refused (an invalid catalogue or configuration); the last good program kept serving.', () => reloads.refused);
+  builders?.observe(gateway.metrics);
+  if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

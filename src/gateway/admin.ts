@@ -22,7 +22,7 @@ export interface AdminDeps {
 }
 
 
-const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics'];
+export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics'];
 
 /** The node:http handler of /_gateway/*; `own` are the gateway's own headers (release, CORS). */
 export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void {
@@ -146,8 +146,13 @@ function adminRoutes(deps: AdminDeps): Middleware {
         return;
       }
       case '/_gateway/metrics':
-        ctx.type = 'text/plain; version=0.0.4';
-        ctx.body = deps.metrics.render();
+        try {
+          ctx.body = await deps.metrics.render();
+          ctx.type = deps.metrics.contentType;
+        } catch (e) {
+          ctx.status = 503; // under --workers: the aggregate could not be gathered (a worker gone silent)
+          ctx.body = { error: (e as Error).message };
+        }
         return;
       default:
         ctx.status = 404;

@@ -11,11 +11,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
+import { recordRequest } from './access-record.js';
 import { ClientGone, GatewayError, render } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
 import { ownHeaders } from './own-headers.js';
 import { runPipeline, type Exchange } from './pipeline.js';
+import { identify } from './request-id.js';
 
 export interface HttpAdapterOptions {
   /** The program of the release a request asks for, read once per request (a reload swaps the state; in-flight work keeps its own). */
@@ -55,6 +57,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     const arrived = performance.now();
     const socket = req.socket as TrackedSocket;
     if (!socket.writable) return void socket.destroy(); // refused at connect (over --max-connections)
+    identify(req, res); // before anything can answer: every answer, refusals included, carries the id
     let conn = socket[CONN];
     if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
     if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);
@@ -75,7 +78,10 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       next(conn, socket);
     };
     if ((req.url ?? '').startsWith('/_gateway/')) {
-      res.once('close', finish);
+      res.once('close', () => {
+        recordRequest(o, req, res, arrived);
+        finish();
+      });
       return o.admin(req, res, o.adminHeaders(req));
     }
     const ex: Exchange = { req, res, own: {}, cancellation: { gone: false }, bodyRead: false };
@@ -84,15 +90,14 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     res.once('close', () => {
       clearTimeout(timer);
       if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
+      recordRequest(o, req, res, arrived, ex);
       finish();
     });
     const chosen = o.select(req);
     const run = 'error' in chosen
       ? Promise.reject(refuseRelease(ex, chosen))
       : runPipeline(chosen.program, ex);
-    run.catch((e) => fail(ex, e)).finally(() => {
-      o.metrics.observe(ex.route?.endpoint.endpoint.key ?? 'unmatched', res.statusCode, arrived);
-    });
+    run.catch((e) => fail(ex, e));
   }
 
   /** A release not served: answered in the envelope of the service owning the path. */

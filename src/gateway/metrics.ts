@@ -1,52 +1,108 @@
-// Request counters and latency sums per route and status, in Prometheus text format.
-// Plain counters kept per route, so observing a request costs two map lookups, not a histogram.
-interface Counter {
-  n: number;
-  seconds: number;
+// The gateway's Prometheus metrics (prom-client): request, upstream and builder latency histograms,
+// gauges sampled at scrape time (websockets), and prom-client's default process and Node.js
+// metrics. One registry per gateway, so gateways started side by side in one process (tests,
+// benchmarks) never mix their numbers. prom-client itself is loaded on the first scrape (or at
+// start under --workers): importing it costs ~100 ms of start-up that a gateway nobody scrapes
+// need not pay, and the histograms below count without it. (Hence the default metrics' event-loop
+// lag and GC figures begin at the first scrape; CPU, memory and handles are read from the process.)
+//
+// Cost on the hot path: each (route, method, release, status) series is found through nested
+// maps keyed by strings the catalogue already holds (their hashes are cached) and kept, and an
+// observation is a bucket increment (histogram.ts); no label is hashed per request.
+import type { Registry } from 'prom-client';
+import { LabelledHistogram, type Series } from './histogram.js';
+
+/** Latency buckets (seconds): a proxy answers in ms, a slow upstream or a build in seconds. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Find-or-create in a map of maps. */
+function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+  let v = m.get(k);
+  if (v === undefined) m.set(k, (v = make()));
+  return v;
 }
 
+/** prom-client's text format (Registry.PROMETHEUS_CONTENT_TYPE), known before prom-client is loaded. */
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+interface Sampled { kind: 'gauge' | 'counter'; name: string; help: string; sample: () => number }
+
 export class Metrics {
-  private routes = new Map<string, Map<number, Counter>>();
-  private started = Date.now();
-  private gauges: (() => Record<string, number>)[] = [];
-  private reloads = { ok: 0, failed: 0 };
+  private loaded?: Promise<Registry>;
+  private readonly sampled: Sampled[] = [];
+  private readonly http = new LabelledHistogram('http_request_duration_seconds',
+    'Time from a request\'s arrival to the end of its answer, by method, route template, status and release.',
+    ['method', 'route', 'status', 'release'], BUCKETS);
+  private readonly upstream = new LabelledHistogram('gateway_upstream_duration_seconds',
+    'Time from dispatching a request to the upstream to the end of its relayed answer, by route template and release.',
+    ['route', 'release'], BUCKETS);
+  private readonly builder = new LabelledHistogram('gateway_builder_duration_seconds',
+    'Time a transaction build took (queue wait included), by builder and outcome (ok or error).',
+    ['builder', 'outcome'], BUCKETS);
+  /** route → method → release → status → series */
+  private readonly children = new Map<string, Map<string, Map<string, Map<number, Series>>>>();
+  /** route → release → series */
+  private readonly upstreamChildren = new Map<string, Map<string, Series>>();
+  private readonly builderChildren = new Map<string, Series>();
+  /** Replaces render() when the numbers live elsewhere (under --workers: the primary's aggregate of every worker). */
+  private source?: () => Promise<string>;
 
-  /** A reload applied (ok) or refused. */
-  countReload(ok: boolean): void {
-    if (ok) this.reloads.ok++;
-    else this.reloads.failed++;
-  }
-
-  /** Add numbers sampled at render time (e.g. websocket connections), as gauges named gateway_<key>. */
-  addGauges(sample: () => Record<string, number>): void {
-    this.gauges.push(sample);
-  }
-
-  /** `startedMs` is performance.now() when the request arrived. */
-  observe(route: string, status: number, startedMs: number): void {
-    let byStatus = this.routes.get(route);
-    if (!byStatus) this.routes.set(route, (byStatus = new Map()));
-    let c = byStatus.get(status);
-    if (!c) byStatus.set(status, (c = { n: 0, seconds: 0 }));
-    c.n++;
-    c.seconds += (performance.now() - startedMs) / 1000;
-  }
-
-  render(): string {
-    const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-    const lines = ['# HELP gateway_requests_total Requests answered, by route and status.', '# TYPE gateway_requests_total counter'];
-    const secs = ['# HELP gateway_request_seconds_total Time spent answering, by route and status.', '# TYPE gateway_request_seconds_total counter'];
-    for (const [route, byStatus] of this.routes) {
-      for (const [status, c] of byStatus) {
-        const labels = `route="${esc(route)}",status="${status}"`;
-        lines.push(`gateway_requests_total{${labels}} ${c.n}`);
-        secs.push(`gateway_request_seconds_total{${labels}} ${c.seconds.toFixed(6)}`);
+  /** The registry of every metric, prom-client loaded on the first call. */
+  registry(): Promise<Registry> {
+    return (this.loaded ??= import('prom-client').then((pc) => {
+      const registry = new pc.Registry();
+      pc.collectDefaultMetrics({ register: registry });
+      // Gauges named like counters, which promtool's lint rejects; the per-type gauges
+      // nodejs_active_{handles,requests,resources} carry the same numbers.
+      for (const n of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(n);
+      for (const h of [this.http, this.upstream, this.builder]) h.register(registry);
+      for (const m of this.sampled) {
+        const { sample } = m;
+        if (m.kind === 'gauge') new pc.Gauge({ name: m.name, help: m.help, registers: [registry], collect() { this.set(sample()); } });
+        else new pc.Counter({ name: m.name, help: m.help, registers: [registry], collect() { this.reset(); this.inc(sample()); } });
       }
-    }
-    const gauges = this.gauges.flatMap((g) => Object.entries(g())).flatMap(([k, v]) => [`# TYPE gateway_${k} ${k.endsWith("_total") ? "counter" : "gauge"}`, `gateway_${k} ${v}`]);
-    const reloads = ['# HELP gateway_reloads_total Reloads of the catalogue and configuration, by outcome.', '# TYPE gateway_reloads_total counter',
-      `gateway_reloads_total{outcome="applied"} ${this.reloads.ok}`, `gateway_reloads_total{outcome="refused"} ${this.reloads.failed}`];
-    return [...lines, ...secs, ...gauges, ...reloads, '# HELP gateway_uptime_seconds Seconds since start.', '# TYPE gateway_uptime_seconds gauge',
-      `gateway_uptime_seconds ${((Date.now() - this.started) / 1000).toFixed(0)}`, ''].join('\n');
+      return registry;
+    }));
+  }
+
+  /**
+   * One answered request. `route` is a bounded label: the catalogue's path template, or what the
+   * request was when it matched none (admin:<path>, refused:<status>, preflight); never a raw path.
+   */
+  observe(method: string, route: string, status: number, release: string, seconds: number): void {
+    const byStatus = at(at(at(this.children, route, () => new Map()), method, () => new Map()), release, () => new Map<number, Series>());
+    at(byStatus, status, () => this.http.child({ method, route, status: String(status), release })).observe(seconds);
+  }
+
+  observeUpstream(route: string, release: string, seconds: number): void {
+    at(at(this.upstreamChildren, route, () => new Map<string, Series>()), release, () => this.upstream.child({ route, release })).observe(seconds);
+  }
+
+  observeBuilder(builder: string, outcome: 'ok' | 'error', seconds: number): void {
+    at(this.builderChildren, `${builder} ${outcome}`, () => this.builder.child({ builder, outcome })).observe(seconds);
+  }
+
+  /** A number read at scrape time, as gauge `name` (e.g. open websockets). Add before the first scrape. */
+  addGauge(name: string, help: string, sample: () => number): void {
+    this.sampled.push({ kind: 'gauge', name, help, sample });
+  }
+
+  /** A running total kept elsewhere and read at scrape time, as counter `name` (ending in _total). Add before the first scrape. */
+  addCounter(name: string, help: string, sample: () => number): void {
+    this.sampled.push({ kind: 'counter', name, help, sample });
+  }
+
+  /** Serve another source's text instead of this registry's (cluster aggregation). */
+  renderFrom(source: () => Promise<string>): void {
+    this.source = source;
+  }
+
+  get contentType(): string {
+    return CONTENT_TYPE;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string> {
+    return this.source ? this.source() : this.registry().then((r) => r.metrics());
   }
 }

@@ -19,6 +19,7 @@ import { ClientGone, GatewayError } from './errors.js';
 import { notServed } from './lifecycle-answers.js';
 import { ownHeaders, preflightHeaders, credentialed, type CorsPolicy } from './own-headers.js';
 import { readBody } from './read-body.js';
+import { identityOf } from './request-id.js';
 import { ownerOf, type Route, type RouteTable } from './route-table.js';
 import { checkApiKey } from './security-check.js';
 import { checkBody } from './validate-body.js';
@@ -229,16 +230,27 @@ async function forward(p: Program, ex: Exchange, state: RequestState): Promise<v
   }
 }
 
-/** X-Forwarded-For (appended) and Forwarded (RFC 7239, appended): who asked, for the upstream's logs and limits. */
+/**
+ * X-Forwarded-For (appended) and Forwarded (RFC 7239, appended): who asked, for the upstream's logs
+ * and limits; X-Request-Id and traceparent: which request this is (request-id.ts). Called once per
+ * dispatch, so it also marks when the upstream's part began (the access line's upstream time).
+ */
 function forwardedHeaders(req: IncomingMessage): Record<string, string> {
   const ip = req.socket.remoteAddress ?? 'unknown';
   const xff = req.headers['x-forwarded-for'];
   const fwd = req.headers.forwarded;
   const node = ip.includes(':') ? `"[${ip}]"` : ip;
-  return {
+  const out: Record<string, string> = {
     'x-forwarded-for': xff ? `${xff}, ${ip}` : ip,
     forwarded: `${fwd ? `${fwd}, ` : ''}for=${node};proto=http`,
   };
+  const who = identityOf(req);
+  if (who) {
+    who.upstreamAt = performance.now();
+    out['x-request-id'] = who.id;
+    out.traceparent = who.traceparent;
+  }
+  return out;
 }
 
 /**

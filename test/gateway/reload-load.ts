@@ -70,6 +70,7 @@ export async function reloadsUnderLoad(upstream: Upstream, reloads: number): Pro
   }
   assert.equal(failures, [], `${failures.length} of ${sent} requests failed`);
   assert.ok(sent > 50, `only ${sent} requests sent`);
-  assert.ok(lines.some((l) => /info reloaded \(test\) in \d+ ms: exchange 3\.12\.0: /.test(l)), lines.join(''));
-  assert.ok(lines.some((l) => /warn reload \(test\) refused, still serving catalogue [0-9a-f]{16}:\n.*extra\.yaml:\d+: /.test(l)), lines.join(''));
+  const logged = lines.map((l) => JSON.parse(l) as { level: string; msg: string });
+  assert.ok(logged.some((l) => l.level === 'info' && /^reloaded \(test\) in \d+ ms: exchange 3\.12\.0: /.test(l.msg)), lines.join(''));
+  assert.ok(logged.some((l) => l.level === 'warn' && /^reload \(test\) refused, still serving catalogue [0-9a-f]{16}:\n.*extra\.yaml:\d+: /.test(l.msg)), lines.join(''));
 }

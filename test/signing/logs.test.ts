@@ -32,6 +32,36 @@ function assertClean(what: string, text: string): void {
   for (const [name, s] of SECRETS) assert.not.ok(text.includes(s), `${what} contains the ${name}`);
 }
 
+/** Words of the run's queries and bodies: none may reach an access line (or any other). */
+const REQUEST_WORDS = ['omitZeroBalances', 'timeInForce', 'BNBUSDT', 'signature=', 'deadbeef', 'Bearer', 'Basic ', 'x-test-delay-ms'];
+
+/**
+ * Every line of the run is JSON (but the listening line on stdout); each request has exactly one
+ * access line with its id, route template and status, and no line holds a query, body or header.
+ */
+function assertAccessLines(log: string, sent: { id: string; status: number }[]): void {
+  const lines = log.split('\n').filter((l) => l && !l.startsWith('listening on'));
+  for (const l of lines) assert.ok(/^\{.*\}$/.test(l), `not a JSON log line: ${l}`);
+  const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  for (const r of records) {
+    const line = JSON.stringify(r);
+    for (const w of REQUEST_WORDS) assert.not.ok(line.includes(w), `a log line holds "${w}": ${line}`);
+  }
+  const access = records.filter((r) => r.msg === 'access');
+  for (const { id, status } of sent) {
+    const mine = access.filter((r) => r.reqId === id);
+    assert.is(mine.length, 1, `one access line for ${id}`);
+    const [a] = mine;
+    assert.is(a.status, status);
+    for (const k of ['time', 'method', 'route', 'ms', 'pid', 'bytes']) assert.ok(a[k] !== undefined, `access line of ${id} has ${k}: ${JSON.stringify(a)}`);
+    assert.not.ok(String(a.route).includes('?'), `route is a template: ${a.route}`);
+    assert.not.match(String(a.route), /unmatched/);
+  }
+  assert.ok(access.some((a) => a.route === '/api/v3/account' && a.upstreamMs !== undefined && a.release === '3.12.0'), 'proxied requests log upstream time and release');
+  assert.ok(access.some((a) => a.route === 'refused:404'));
+  assert.ok(access.some((a) => a.route === 'admin:/_gateway/metrics'));
+}
+
 test.before(async () => { upstream = await startUpstream(UPSTREAM_KEYS); });
 test.after(async () => { await upstream.stop(); });
 
@@ -48,10 +78,14 @@ for (const [name, env] of Object.entries(RUNS)) {
       { ...env, GATEWAY_LOG_LEVEL: 'debug' },
     );
     const answers: string[] = [];
+    const sent: { id: string; status: number }[] = [];
     const call = async (path: string, init: RequestInit = {}, want?: number) => {
-      const res = await fetch(`${gw.url}${path}`, init);
+      const id = `run-${sent.length}`;
+      const res = await fetch(`${gw.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), 'X-Request-Id': id } });
       const text = await res.text();
       answers.push(`${res.status} ${JSON.stringify([...res.headers])} ${text}`);
+      assert.is(res.headers.get('x-request-id'), id, `${path}: the request id is echoed`);
+      sent.push({ id, status: res.status });
       if (want !== undefined) assert.is(res.status, want, `${path}: ${text}`);
     };
     const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
@@ -80,6 +114,7 @@ for (const [name, env] of Object.entries(RUNS)) {
     assert.match(log, /listening on/);
     assertClean('the log', log);
     assertClean('an answer', answers.join('\n'));
+    assertAccessLines(log, sent);
     await upstream.reset();
   });
 }
@@ -91,7 +126,7 @@ test('an unreachable upstream (warn-level log of a 502) names no secret', async 
     assert.is(res.status, 502);
     assertClean('the answer', await res.text());
   } finally { await gw.stop(); }
-  assert.match(gw.output(), /warn .*502/);
+  assert.match(gw.output(), /"level":"warn".*502/);
   assertClean('the log', gw.output());
 });
 

@@ -1,0 +1,54 @@
+// Who a request is, across the gateway and its upstream: an X-Request-Id (the client's when it is
+// well-formed, else a new one) and a W3C trace context (the client's traceparent when valid, else a
+// new trace). Both are echoed/forwarded so the client, the gateway's access line and the upstream's
+// logs can be joined on one id.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Kept on the request: its identity, and when it was handed to the upstream (if it was). */
+export interface RequestIdentity {
+  id: string;
+  traceparent: string;
+  /** performance.now() when the upstream dispatch began; set by the pipeline's forward stage. */
+  upstreamAt?: number;
+}
+
+const IDENTITY = Symbol('gateway.identity');
+type Identified = IncomingMessage & { [IDENTITY]?: RequestIdentity };
+
+/** A client's id is logged and forwarded as is, so only a short token of safe characters is taken. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** version-traceid-parentid-flags (W3C Trace Context §3.2); version ff is invalid, all-zero ids are invalid. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+export function validTraceparent(v: string | undefined): boolean {
+  const m = v === undefined ? null : TRACEPARENT.exec(v);
+  if (!m) return false;
+  const [, version, trace, parent, , rest] = m;
+  if (version === 'ff' || /^0+$/.test(trace) || /^0+$/.test(parent)) return false;
+  return version !== '00' || rest === undefined; // version 00 has exactly four fields
+}
+
+/** A new trace: random trace and span ids, sampled (flags 01). */
+export function newTraceparent(): string {
+  const a = randomUUID().replace(/-/g, '');
+  const b = randomUUID().replace(/-/g, '');
+  return `00-${a}-${b.slice(0, 16)}-01`;
+}
+
+/** Give the request its identity and echo the id on whatever answer it gets (setHeader merges into writeHead). */
+export function identify(req: IncomingMessage, res: ServerResponse): RequestIdentity {
+  const given = req.headers['x-request-id'];
+  const tp = req.headers.traceparent;
+  const identity: RequestIdentity = {
+    id: typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),
+    traceparent: typeof tp === 'string' && validTraceparent(tp) ? tp : newTraceparent(),
+  };
+  (req as Identified)[IDENTITY] = identity;
+  res.setHeader('x-request-id', identity.id);
+  return identity;
+}
+
+export function identityOf(req: IncomingMessage): RequestIdentity | undefined {
+  return (req as Identified)[IDENTITY];
+}
