@@ -18,6 +18,7 @@ import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/ind
 import { createLogger, type Logger } from './log.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
 import { securityHooks } from './gateway/signing/setup.js';
+import { rateLimiting } from './gateway/rate-limit/setup.js';
 
 export { pinViews };
 
@@ -109,12 +110,13 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const { catalogue, fromCache } = loadCatalogue(config.catalogue);
   const views = pinViews(catalogue, config.release);
   const security = securityHooks(config, views, logger);
+  const limits = rateLimiting(config, views, logger);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const gateway = createGateway({
     views, plugins: opts.plugins ?? builders!.plugins, upstreams: restUpstreams(catalogue, config.upstreams),
     strict: config.strict, timeoutMs: config.timeoutMs, bodyLimit: config.bodyLimit, logger,
-    hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
+    hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...limits.hooks, ...security.sign],
     corsOrigins: config.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(config.host), ...(config.allowedHosts ?? [])],
     maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections, maxInflightPerRoute: config.routeConcurrency,
     ready: () => ready,
@@ -155,6 +157,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       socket.destroy();
     }
   });
+  gateway.metrics.addGauges(limits.limiterGauges);
   gateway.metrics.addGauges(() => {
     const w = websockets.stats();
     return { websocket_open: w.open, websocket_connecting: w.connecting, websocket_accepted_total: w.accepted, websocket_refused_total: w.refused, websocket_slow_clients_total: w.slowClients };
@@ -199,5 +202,6 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     await closed;
     await gateway.close();
     await builders?.close();
+    await limits.close();
   }
 }

@@ -367,7 +367,7 @@ class ServiceBuilder {
       const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[String(r.interval).slice(-1)] ?? 1;
       const limit: RateLimit = {
         ...this.lifecycle(sf, path, r, what), kind: r.kind, interval: r.interval, seconds: parseInt(r.interval, 10) * unit,
-        limit: r.limit, countedBy: r.countedBy, counts: r.counts, pathPrefix: r.pathPrefix,
+        limit: r.limit, countedBy: r.countedBy, counts: r.counts, pathPrefix: r.pathPrefix, header: r.header,
       };
       (r.counts ?? []).forEach((k: string, i: number) => {
         if (!keys.has(k)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", which the catalogue does not have`);

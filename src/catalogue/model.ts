@@ -166,6 +166,8 @@ export interface RateLimit extends Lifecycle {
   counts?: string[];
   /** Only endpoints whose path starts with this count (the upstream meters path families apart). */
   pathPrefix?: string;
+  /** The upstream's answer header carrying its own count of this limit (the gateway learns from it). */
+  header?: string;
 }
 
 export interface ErrorConfig {
