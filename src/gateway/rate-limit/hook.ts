@@ -113,6 +113,8 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
   };
 
   async function charge(p: Plan, state: RequestState): Promise<void> {
+    const starting = store.starting();
+    if (starting) await starting;
     let taken: [Counter, string, number][] | undefined;
     for (const { c, cost } of p.charges) {
       const points = cost ?? requestWeight(p.weight!, paramsOf(state));

@@ -14,6 +14,8 @@ export interface CounterStore {
   counter(prefix: string, points: number, seconds: number): RateLimiterAbstract;
   /** For messages and logs: memory, or the Redis URL without its password. */
   readonly name: string;
+  /** Until the store first answers (or fails): a promise to wait for, so early requests are counted where all others are. */
+  starting(): Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export function isRefusal(e: unknown): e is RateLimiterRes {
 export function memoryStore(): CounterStore {
   return {
     name: 'memory',
+    starting: () => null,
     counter: (prefix, points, seconds) => new (Memory())({ keyPrefix: prefix, points, duration: seconds }),
     close: async () => {},
   };
@@ -67,8 +70,16 @@ export function redisStore(url: string, fail: FailMode, logger: Logger): Counter
     if (down) logger.info(`rate-limit store ${name} reachable again; counting there`);
     down = false;
   });
+  // The gateway listens before the connection is up; the first requests wait for it (bounded)
+  // instead of being counted in this process alone.
+  let starting: Promise<void> | null = new Promise<void>((resolve) => {
+    client.once('ready', resolve);
+    client.once('error', resolve);
+    setTimeout(resolve, 2000).unref();
+  }).then(() => { starting = null; });
   return {
     name,
+    starting: () => starting,
     counter: (prefix, points, seconds) => new Limiter({
       storeClient: client, keyPrefix: prefix, points, duration: seconds, rejectIfRedisNotReady: true,
       insuranceLimiter: fail === 'open' ? new (Memory())({ keyPrefix: prefix, points, duration: seconds }) : undefined,
