@@ -12,7 +12,6 @@
 // learned counts correct the difference in the direction that matters.
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { aliveAt } from '../../catalogue/lifecycle.js';
 import type { RateLimit, Weight } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
@@ -20,14 +19,14 @@ import type { Logger } from '../../log.js';
 import { GatewayError } from '../errors.js';
 import type { Hook, RequestState } from '../pipeline.js';
 import type { Route } from '../route-table.js';
-import { isRefusal, type CounterStore, type FailMode } from './store.js';
+import type { Count, Counter as StoreCounter, CounterStore, FailMode } from './store.js';
 import { requestWeight, type Params } from './weight.js';
 
 /** One limit of one service: its counter family in the store and what this process last saw of it. */
 interface Counter {
   limit: RateLimit;
   /** The store's counter, made on first use (the store's code loads then). */
-  counter(): RateLimiterAbstract;
+  counter(): StoreCounter;
   /** Lower-cased answer header carrying the upstream's count of this limit. */
   header?: string;
   /** "REQUEST_WEIGHT limit of 6000 per 1m (counted per gateway egress IP)", for refusals. */
@@ -99,7 +98,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
       if (!p) return;
       const now = Date.now();
       if (p.svc.bannedUntil > now) throw banned(p.svc, now);
-      if (p.charges.length) return charge(p, state);
+      if (p.charges.length) return charge(p, state, now);
     },
     answered(state, status, headers) {
       const p = planOf(state.route);
@@ -112,40 +111,54 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     },
   };
 
-  async function charge(p: Plan, state: RequestState): Promise<void> {
+  type Taken = [Counter, string, number][] | undefined;
+
+  /** Charge every limit in turn; synchronous with the in-process store, a promise with Redis. */
+  function charge(p: Plan, state: RequestState, now: number): void | Promise<void> {
     const starting = store.starting();
-    if (starting) await starting;
-    let taken: [Counter, string, number][] | undefined;
-    for (const { c, cost } of p.charges) {
+    if (starting) return starting.then(() => chargeFrom(p, state, 0, undefined));
+    return chargeFrom(p, state, 0, undefined, now);
+  }
+
+  function chargeFrom(p: Plan, state: RequestState, from: number, taken: Taken, now?: number): void | Promise<void> {
+    for (let i = from; i < p.charges.length; i++) {
+      const { c, cost } = p.charges[i];
       const points = cost ?? requestWeight(p.weight!, paramsOf(state));
       if (points <= 0) continue;
       const key = keyOf(c, p.svc, state.headers);
-      let res: RateLimiterRes;
-      try {
-        res = await c.counter().consume(key, points);
-      } catch (e) {
-        if (taken) refund(taken);
-        if (!isRefusal(e)) {
-          // Only reachable with --rate-limit-fail closed (open falls back to memory inside the store).
-          throw new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable (${(e as Error).message}); the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail ${fail}).`, { 'retry-after': '1' });
-        }
-        refund([[c, key, points]]); // the store counted the refused request too; the upstream never sees it
-        note(c, key, e.consumedPoints - points, e.msBeforeNext);
-        p.svc.refused++;
-        throw tooMany(c, points, e.consumedPoints - points, e.msBeforeNext);
+      const r = c.counter().consume(key, points);
+      if (r instanceof Promise) {
+        return r.then(
+          (res) => chargeFrom(p, state, i + 1, settle(p, c, key, points, res, Date.now(), taken)),
+          (e: Error) => {
+            // Only reachable with --rate-limit-fail closed (open falls back to memory inside the store).
+            if (taken) refund(taken);
+            throw new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable (${e.message}); the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail ${fail}).`, { 'retry-after': '1' });
+          },
+        );
       }
-      note(c, key, res.consumedPoints, res.msBeforeNext);
-      (taken ??= []).push([c, key, points]);
+      taken = settle(p, c, key, points, r, now ?? Date.now(), taken);
     }
   }
 
-  function refund(taken: [Counter, string, number][]): void {
-    for (const [c, key, points] of taken) c.counter().reward(key, points).catch((e: Error) => logger.debug(`rate limit refund failed: ${e.message}`));
+  /** Note a charge; a refused one takes back the charges before it (nothing is forwarded) and throws the 429. */
+  function settle(p: Plan, c: Counter, key: string, points: number, res: Count, now: number, taken: Taken): Taken {
+    note(c, key, res.used, now + res.msBeforeNext);
+    if (res.refused) {
+      if (taken) refund(taken);
+      p.svc.refused++;
+      throw tooMany(c, points, res.used, res.msBeforeNext);
+    }
+    (taken ??= []).push([c, key, points]);
+    return taken;
   }
 
-  function note(c: Counter, key: string, used: number, msBeforeNext: number): void {
+  function refund(taken: [Counter, string, number][]): void {
+    for (const [c, key, points] of taken) c.counter().reward(key, points);
+  }
+
+  function note(c: Counter, key: string, used: number, resetAt: number): void {
     const s = c.seen.get(key);
-    const resetAt = Date.now() + msBeforeNext;
     if (s) { s.used = used; s.resetAt = resetAt; } else c.seen.set(key, { used, resetAt });
   }
 
@@ -155,12 +168,9 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     const s = c.seen.get(key);
     const now = Date.now();
     const local = s && s.resetAt > now ? s.used : 0;
-    if (upstream <= local) return;
-    note(c, key, upstream, s && s.resetAt > now ? s.resetAt - now : c.limit.seconds * 1000);
-    c.counter().penalty(key, upstream - local).then(
-      (res) => note(c, key, Math.max(res.consumedPoints, upstream), res.msBeforeNext),
-      (e: Error) => logger.debug(`rate limit: learning ${c.header} failed: ${e.message}`),
-    );
+    if (upstream <= local) return; // the common case: we counted at least as much
+    note(c, key, upstream, s && s.resetAt > now ? s.resetAt : now + c.limit.seconds * 1000);
+    c.counter().penalty(key, upstream - local);
   }
 
   function ban(svc: ServiceLimits, status: number, retryAfter: string): void {
@@ -172,7 +182,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     logger.warn(`upstream of ${svc.id} answered ${status} with Retry-After ${retryAfter}: refusing its rate-limited requests locally for ${secs} s, so that the IP ban does not escalate`);
     // Other gateway processes sharing the store see the egress IP's counters full until then.
     for (const c of svc.counters) {
-      if (c.limit.countedBy === 'ip') c.counter().block('ip', secs).catch((e: Error) => logger.debug(`rate limit block failed: ${e.message}`));
+      if (c.limit.countedBy === 'ip') c.counter().block('ip', secs);
     }
   }
 
@@ -190,7 +200,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
 }
 
 function makeCounter(service: string, l: RateLimit, name: string, store: CounterStore): Counter {
-  let made: RateLimiterAbstract | undefined;
+  let made: StoreCounter | undefined;
   const slug = `${service}_${l.kind}_${l.interval}_${l.countedBy}${l.pathPrefix ? `_${l.pathPrefix}` : ''}`.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_$/, '');
   return {
     limit: l,
