@@ -101,9 +101,10 @@ for (const n of names) await drive(procs[n].port, 3000); // warm up JIT, pools, 
 const cpu: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
 const lat: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
 for (let i = 0; i < ROUNDS; i++) {
-  // Interleaved so drift in machine load hits all alike; ratios are taken within a round.
+  // Interleaved so drift in machine load hits all alike (the order reversed every other round);
+  // ratios are taken within a round.
   const r: Record<string, number> = {};
-  for (const n of names) r[n] = await cpuPerRequest(procs[n], lat[n]);
+  for (const n of i % 2 ? [...names].reverse() : names) r[n] = await cpuPerRequest(procs[n], lat[n]);
   for (const n of names) cpu[n].push(r[n]);
   console.log(`round ${i + 1}: ${names.map((n) => `${n} ${r[n].toFixed(1)} µs`).join(', ')}; on/off ${(r.on / r.off).toFixed(3)}`);
 }
