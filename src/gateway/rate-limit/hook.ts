@@ -25,6 +25,8 @@ import { requestWeight, type Params } from './weight.js';
 /** One limit of one service: its counter family in the store and what this process last saw of it. */
 interface Counter {
   limit: RateLimit;
+  /** What this process may use of the limit: all of it, or its share when several processes count apart. */
+  budget: number;
   /** The store's counter, made on first use (the store's code loads then). */
   counter(): StoreCounter;
   /** Lower-cased answer header carrying the upstream's count of this limit. */
@@ -69,7 +71,11 @@ const COUNTED_BY = { ip: 'gateway egress IP', apiKey: 'account (API key)', token
 const WEIGHT_PER = { ip: 'IP', apiKey: 'UID' } as const;
 const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
 
-export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: FailMode, logger: Logger): RateLimiting {
+/**
+ * `share`: how many processes count apart (--workers with the in-process store): each then keeps
+ * to 1/share of every limit, so together they never exceed it. 1 when the store is shared.
+ */
+export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: FailMode, logger: Logger, share = 1): RateLimiting {
   const services = new Map<string, ServiceLimits>();
   const counters = new Map<string, Counter>(); // one per limit, shared by every release view of a service
   for (const v of views) {
@@ -81,7 +87,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     for (const l of limits) {
       const name = `${v.service.id}:${l.kind}:${l.interval}:${l.countedBy}:${l.pathPrefix ?? ''}:${l.limit}`;
       let c = counters.get(name);
-      if (!c) counters.set(name, (c = makeCounter(v.service.id, l, name, store)));
+      if (!c) counters.set(name, (c = makeCounter(v.service.id, l, name, store, share)));
       if (!svc.counters.includes(c)) svc.counters.push(c);
     }
   }
@@ -162,9 +168,14 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     if (s) { s.used = used; s.resetAt = resetAt; } else c.seen.set(key, { used, resetAt });
   }
 
-  /** The upstream counted more than we did (other users of the IP, another window start): charge the difference. */
-  function learn(c: Counter, key: string, upstream: number): void {
-    if (!(upstream >= 0)) return;
+  /**
+   * The upstream counted more than we did (other users of the IP, another window start): charge the
+   * difference. With a share of the limit, what the upstream has left bounds what this process has left.
+   */
+  function learn(c: Counter, key: string, count: number): void {
+    if (!(count >= 0)) return;
+    const upstream = count - (c.limit.limit - c.budget);
+    if (upstream <= 0) return;
     const s = c.seen.get(key);
     const now = Date.now();
     const local = s && s.resetAt > now ? s.used : 0;
@@ -199,14 +210,16 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
   };
 }
 
-function makeCounter(service: string, l: RateLimit, name: string, store: CounterStore): Counter {
+function makeCounter(service: string, l: RateLimit, name: string, store: CounterStore, share: number): Counter {
   let made: StoreCounter | undefined;
+  const budget = Math.max(1, Math.floor(l.limit / share));
   const slug = `${service}_${l.kind}_${l.interval}_${l.countedBy}${l.pathPrefix ? `_${l.pathPrefix}` : ''}`.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_$/, '');
   return {
     limit: l,
-    counter: () => (made ??= store.counter(`gw:rl:${name}`, l.limit, l.seconds)),
+    budget,
+    counter: () => (made ??= store.counter(`gw:rl:${name}`, budget, l.seconds)),
     header: l.header?.toLowerCase(),
-    what: `${l.kind} limit of ${l.limit} per ${l.interval}${l.pathPrefix ? ` on ${l.pathPrefix}*` : ''} (counted per ${COUNTED_BY[l.countedBy]})`,
+    what: `${l.kind} limit of ${l.limit} per ${l.interval}${l.pathPrefix ? ` on ${l.pathPrefix}*` : ''} (counted per ${COUNTED_BY[l.countedBy]}${budget < l.limit ? `; this process's share: ${budget}` : ''})`,
     gauge: `rate_limit_${slug}_remaining`,
     seen: new Map(),
   };
@@ -277,7 +290,7 @@ function add(into: Record<string, string | string[]>, text: string): void {
 function tooMany(c: Counter, points: number, used: number, msBeforeNext: number): GatewayError {
   const secs = Math.max(1, Math.ceil(msBeforeNext / 1000));
   const l = c.limit;
-  const why = points > l.limit
+  const why = points > c.budget
     ? `this request alone (${points}) is more than the exchange's ${c.what}`
     : `this request (${points}) would exceed the exchange's ${c.what}: ${Math.max(0, used)} used in the current window`;
   const headers: Record<string, string> = { 'retry-after': String(secs) };
@@ -299,10 +312,10 @@ function gauges(services: Map<string, ServiceLimits>): Record<string, number> {
     const id = svc.id.replace(/[^a-z0-9]+/gi, '_');
     for (const c of svc.counters) {
       // The lowest remaining over the keys with a live window (for ip there is one key).
-      let remaining = c.limit.limit;
+      let remaining = c.budget;
       for (const [key, s] of c.seen) {
         if (s.resetAt <= now) c.seen.delete(key); // windows past: forget them (bounded by accounts active per window)
-        else remaining = Math.min(remaining, Math.max(0, c.limit.limit - s.used));
+        else remaining = Math.min(remaining, Math.max(0, c.budget - s.used));
       }
       out[c.gauge] = remaining;
     }
