@@ -65,6 +65,12 @@ export interface GatewayConfig {
   builderQueue: number;
   /** Wall clock per build, queue wait included (ms); past it the worker is replaced and the client gets 503. */
   builderDeadlineMs: number;
+  /** Enforce the rate limits the catalogue declares (service.yaml rateLimits) before forwarding. */
+  rateLimit: boolean;
+  /** Where the counters live: 'memory' (this process) or a redis:// URL shared by every replica. */
+  rateLimitStore: string;
+  /** Redis unreachable: 'open' counts in this process meanwhile, 'closed' refuses (503). */
+  rateLimitFail: 'open' | 'closed';
 }
 
 const FLAGS = [
@@ -72,6 +78,7 @@ const FLAGS = [
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
   'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline',
   'default-release', 'ws-max-hold',
+  'rate-limit', 'rate-limit-store', 'rate-limit-fail',
 ] as const;
 const BOOLEANS = ['strict', 'watch', 'reload-closes-websockets'] as const;
 const ENV: Record<string, string> = {
@@ -83,12 +90,14 @@ const ENV: Record<string, string> = {
   'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
   'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
   'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
-  'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS',
+  'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS', 'rate-limit': 'GATEWAY_RATE_LIMIT', 'rate-limit-store': 'GATEWAY_RATE_LIMIT_STORE',
+  'rate-limit-fail': 'GATEWAY_RATE_LIMIT_FAIL',
 };
 const FILE_KEYS = [
   'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'logFormat', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
   'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
+  'rateLimit', 'rateLimitStore', 'rateLimitFail',
 ];
 
 export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service>=<id>[,<id>…]] [--default-release <id>] [--watch]
@@ -98,7 +107,8 @@ export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service
        [--ws-max-buffered <bytes>] [--ws-max-hold <ms>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
        [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
        [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
-       [--builder-queue <n>] [--builder-deadline <ms>]
+       [--builder-queue <n>] [--builder-deadline <ms>] [--rate-limit on|off] [--rate-limit-store memory|redis://host:6379/0]
+       [--rate-limit-fail open|closed]
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
@@ -139,6 +149,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     builderThreads: int('builder-threads', get('builder-threads') ?? str(file.builderThreads) ?? String(Math.max(1, availableParallelism() - 1)), 1, 256),
     builderQueue: 0,
     builderDeadlineMs: int('builder-deadline', get('builder-deadline') ?? str(file.builderDeadlineMs) ?? '10000', 100, 600_000),
+    rateLimit: onOff('rate-limit', get('rate-limit') ?? str(file.rateLimit) ?? 'on'),
+    rateLimitStore: store(get('rate-limit-store') ?? str(file.rateLimitStore) ?? 'memory'),
+    rateLimitFail: oneOf('rate-limit-fail', get('rate-limit-fail') ?? str(file.rateLimitFail) ?? 'open', ['open', 'closed'] as const),
   };
   cfg.builderQueue = int('builder-queue', get('builder-queue') ?? str(file.builderQueue) ?? String(8 * cfg.builderThreads), 1, 100_000);
   // By default one route may hold a quarter of the upstream pool: a hung endpoint leaves the rest to others.
@@ -236,6 +249,31 @@ function bool(name: string, v: string): boolean {
   if (/^(1|true|yes|on)$/i.test(v)) return true;
   if (/^(0|false|no|off|)$/i.test(v)) return false;
   throw new UsageError(`invalid --${name} "${v}"; expected true or false`);
+}
+
+/** on|off (also true/false, as the YAML file may hold a boolean). */
+function onOff(name: string, v: string): boolean {
+  if (/^(on|true)$/i.test(v)) return true;
+  if (/^(off|false)$/i.test(v)) return false;
+  throw new UsageError(`invalid --${name} "${v}"; expected on or off`);
+}
+
+function oneOf<T extends string>(name: string, v: string, valid: readonly T[]): T {
+  if (!valid.includes(v as T)) throw new UsageError(`invalid --${name} "${v}"; valid: ${valid.join(', ')}`);
+  return v as T;
+}
+
+/** memory, or a Redis URL (redis://[user:password@]host[:port][/db], rediss:// for TLS). */
+function store(v: string): string {
+  if (v === 'memory') return v;
+  let ok = false;
+  try {
+    ok = /^rediss?:$/.test(new URL(v).protocol);
+  } catch {
+    /* not a URL */
+  }
+  if (!ok) throw new UsageError(`invalid --rate-limit-store "${v}"; expected memory or redis://host:6379/0 (rediss:// for TLS)`);
+  return v;
 }
 
 function level(v: string): Level {

@@ -26,7 +26,8 @@ import { defaultHosts } from './gateway/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
-import { securityHooks } from './gateway/signing/setup.js';
+import { securityHooks, type SecurityHooks } from './gateway/signing/setup.js';
+import { rateLimiting } from './gateway/rate-limit/setup.js';
 
 export { pinViews };
 
@@ -216,14 +217,17 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const loaded = loadCatalogue(config.catalogue);
   let catalogue = loaded.catalogue;
   const pinned = pinReleases(catalogue, config.release);
+  // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
+  const initialSecurity = securityHooks(config, pinned.default.views, logger);
+  // Rate limits live across reloads (their counts must not reset); set up once from the first catalogue.
+  const limits = rateLimiting(config, pinned.default.views, logger);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   /** What a configuration contributes to a program; recomputed on every reload (tokens, upstreams, CORS). */
-  const programOptions = (cfg: GatewayConfig, cat: Catalogue, views: ReleaseView[], log: Logger, hash: string) => {
-    const security = securityHooks(cfg, views, log);
+  const programOptions = (cfg: GatewayConfig, cat: Catalogue, security: SecurityHooks, hash: string) => {
     return {
       upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
-      hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...security.sign],
+      hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...limits.hooks, ...security.sign],
       corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
       maxInflightPerRoute: cfg.routeConcurrency, hash,
     };
@@ -233,7 +237,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const gateway = createGateway({
     pinned, plugins: opts.plugins ?? builders!.plugins, timeoutMs: config.timeoutMs, logger,
     maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections,
-    ...programOptions(config, catalogue, pinned.default.views, logger, loaded.hash),
+    ...programOptions(config, catalogue, initialSecurity, loaded.hash),
     ready: () => ready, reload: () => reload('POST /_gateway/reload'), lastReload: () => lastReload,
   });
   const views = pinned.default.views;
@@ -253,7 +257,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       await checkInWorker(cfg.catalogue); // the slow part (YAML, schemas) off the request loop
       const next = loadCatalogue(cfg.catalogue);
       const nextPinned = pinReleases(next.catalogue, cfg.release);
-      const options = programOptions(cfg, next.catalogue, nextPinned.default.views, createLogger('silent'), next.hash);
+      const options = programOptions(cfg, next.catalogue, securityHooks(cfg, nextPinned.default.views, createLogger('silent')), next.hash);
       const summary = await describeReload(catalogue, next.catalogue, nextPinned);
       gateway.swap(nextPinned, options);
       catalogue = next.catalogue;
@@ -309,6 +313,12 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   gateway.metrics.addCounter('gateway_reloads_refused_total', 'Reloads refused (an invalid catalogue or configuration); the last good program kept serving.', () => reloads.refused);
   builders?.observe(gateway.metrics);
   if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);
+  for (const [name, value] of Object.entries(limits.limiterGauges())) {
+    // Remaining budget per limit, bans and refusals of the rate limiter, read at scrape time.
+    const read = () => limits.limiterGauges()[name] ?? value;
+    if (name.endsWith('_total')) gateway.metrics.addCounter(`gateway_${name}`, 'Requests the rate limiter refused locally (429), never forwarded.', read);
+    else gateway.metrics.addGauge(`gateway_${name}`, name.endsWith('_ban_seconds') ? 'Seconds left of an upstream ban (418/429 Retry-After) during which requests are refused locally.' : 'Weight or orders left in the current window of this limit.', read);
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -355,5 +365,6 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     await closed;
     await gateway.close();
     await builders?.close();
+    await limits.close();
   }
 }

@@ -1,5 +1,5 @@
-// The gateway under benchmark, in its own process like the baseline: pinned at the newest release,
-// or with further flags after the upstream URL (e.g. --release all).
+// The gateway under benchmark, in its own process like the baseline: pinned at the newest release.
+// Further arguments are gateway flags (e.g. --rate-limit off, --catalogue <dir>).
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway } from '../../src/server.js';

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type {
-  BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, SecurityEntry, Service, Span, Stream, Weight, WsMethod,
+  BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, Weight, WsMethod,
 } from './model.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
@@ -165,7 +165,7 @@ class ServiceBuilder {
     this.svc = {
       id: this.id, title: s.title, description: s.description, source: s.source, kind: s.kind,
       versioned: !!relFile, releases, upstreams: s.upstreams ?? {},
-      errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} },
+      errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} }, rateLimits: [],
       apiKeyHeader: s.security?.apiKeyHeader,
       signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
       endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [],
@@ -189,6 +189,7 @@ class ServiceBuilder {
     for (const f of this.files.get('streams') ?? []) this.streams(f);
     for (const f of this.files.get('wsApi') ?? []) this.wsApi(f);
     for (const f of this.files.get('endpoints') ?? []) this.endpoints(f, defaultIn);
+    this.rateLimits(sf, dense(s.rateLimits ?? []));
     this.checkParameterEnums();
     this.compileSchemas();
     this.checkEndpointDuplicates();
@@ -351,6 +352,33 @@ class ServiceBuilder {
       return { ...r, measure };
     });
     return w;
+  }
+
+  /**
+   * service.yaml rateLimits: one limit per kind and interval at any release; ORDERS name the
+   * endpoints that count, which must exist; apiKey counting needs the header that carries the key.
+   */
+  private rateLimits(sf: RawFile, list: Record<string, any>[]) {
+    const all = (sf.data as { rateLimits?: unknown[] }).rateLimits ?? [];
+    const keys = new Set(this.svc.endpoints.map((e) => e.key));
+    for (const r of list) {
+      const path = ['rateLimits', all.indexOf(r)];
+      const what = `rate limit ${r.kind} per ${r.interval}`;
+      const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[String(r.interval).slice(-1)] ?? 1;
+      const limit: RateLimit = {
+        ...this.lifecycle(sf, path, r, what), kind: r.kind, interval: r.interval, seconds: parseInt(r.interval, 10) * unit,
+        limit: r.limit, countedBy: r.countedBy, counts: r.counts, pathPrefix: r.pathPrefix, header: r.header,
+      };
+      (r.counts ?? []).forEach((k: string, i: number) => {
+        if (!keys.has(k)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", which the catalogue does not have`);
+        else if (r.pathPrefix && !k.slice(k.indexOf(' ') + 1).startsWith(r.pathPrefix)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", outside its pathPrefix ${r.pathPrefix}`);
+      });
+      if (r.countedBy === 'apiKey' && !this.svc.apiKeyHeader) {
+        this.problem(sf, [...path, 'countedBy'], `${what}: countedBy apiKey needs the API-key header, but service ${this.id} declares no security.apiKeyHeader`);
+      }
+      this.svc.rateLimits.push(limit);
+    }
+    this.checkOverlaps(this.svc.rateLimits, (l) => `${l.kind} ${l.interval} ${l.countedBy} ${l.pathPrefix ?? ''}`, sf, 'duplicate rate limit');
   }
 
   private enums(f: RawFile) {

@@ -148,6 +148,28 @@ export interface BuilderDef {
   source?: string;
 }
 
+/**
+ * A limit the upstream meters clients by (service.yaml rateLimits). The gateway enforces it before
+ * forwarding: behind a gateway every client shares its egress IP, so one greedy client could get
+ * everyone banned.
+ */
+export interface RateLimit extends Lifecycle {
+  kind: 'REQUEST_WEIGHT' | 'ORDERS' | 'RAW_REQUESTS';
+  /** As written (1m, 10s, 1d): the upstream names its counter headers after it. */
+  interval: string;
+  /** Derived: the window in seconds. */
+  seconds: number;
+  limit: number;
+  /** ip: the gateway's egress IP (all clients together); apiKey: the account; token: the client token. */
+  countedBy: 'ip' | 'apiKey' | 'token';
+  /** ORDERS: keys ("METHOD /path") of the endpoints that count 1 each. */
+  counts?: string[];
+  /** Only endpoints whose path starts with this count (the upstream meters path families apart). */
+  pathPrefix?: string;
+  /** The upstream's answer header carrying its own count of this limit (the gateway learns from it). */
+  header?: string;
+}
+
 export interface ErrorConfig {
   envelope: 'code-msg' | 'error';
   codes: Record<string, number>;
@@ -164,6 +186,8 @@ export interface Service {
   releases: Release[];
   upstreams: { rest?: string; streams?: string; wsApi?: string };
   errors: ErrorConfig;
+  /** The upstream's rate limits, every release's (pick the ones alive at a release with aliveAt). */
+  rateLimits: RateLimit[];
   apiKeyHeader?: string;
   signedParameters: Parameter[];
   commonParameters: Parameter[];

@@ -26,6 +26,7 @@ export const REASONS = {
   requestTimeout: { status: 408, message: 'the request was not received within the deadline' },
   tooLarge: { status: 413, message: 'request body larger than the limit' },
   unsupportedMedia: { status: 415, message: 'unsupported Content-Type' },
+  tooManyRequests: { status: 429, message: "too many requests: the upstream's rate limit would be exceeded" },
   unknown: { status: 500, message: 'internal gateway error' },
   upstream: { status: 502, message: 'upstream unreachable or answered badly' },
   overloaded: { status: 503, message: 'gateway busy or shutting down; retry later' },

@@ -7,7 +7,8 @@
 // Control: GET /__records (JSON list), POST /__reset. Request headers shape the answer:
 // x-test-delay-ms delays it; x-test-status sets its status (any number, even an invalid one);
 // x-test-drip-ms sends the headers, then one body byte every that many ms, never ending;
-// x-test-vary sets a Vary header.
+// x-test-vary sets a Vary header; x-test-used-weight sets X-MBX-USED-WEIGHT-1M (default: the number of
+// requests recorded); x-test-retry-after adds Retry-After to an x-test-status answer.
 // UPSTREAM_FIXTURES=<dir>: a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
 // is answered with that file (realistic shapes for clients such as ccxt that parse the answer); any
 // other request gets the usual {ok:true,…} echo.
@@ -83,7 +84,7 @@ const server = createServer((req, res) => {
     res.once('close', () => { if (!res.writableFinished) record.aborted = true; });
     const answer = () => {
       res.setHeader('content-type', 'application/json;charset=UTF-8');
-      res.setHeader('x-mbx-used-weight-1m', String(records.length));
+      res.setHeader('x-mbx-used-weight-1m', String(req.headers['x-test-used-weight'] ?? records.length));
       if (v.ok === false) {
         res.statusCode = 400;
         return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
@@ -108,7 +109,8 @@ const server = createServer((req, res) => {
     const status = req.headers['x-test-status'];
     if (status) {
       // Written by hand: node refuses to send a status outside 100–999 itself.
-      res.socket?.end(`HTTP/1.1 ${status} Odd\r\ncontent-length: 2\r\n\r\n{}`);
+      const retry = req.headers['x-test-retry-after'] ? `retry-after: ${req.headers['x-test-retry-after']}\r\n` : '';
+      res.socket?.end(`HTTP/1.1 ${status} Odd\r\n${retry}content-length: 2\r\n\r\n{}`);
       return;
     }
     const drip = Number(req.headers['x-test-drip-ms'] ?? 0);
