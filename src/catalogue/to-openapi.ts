@@ -66,8 +66,24 @@ function operation(view: ReleaseView, e: EndpointAt, shared: Json): Json {
     responses: responses(view, e, shared),
   };
   if (ep.body) op.requestBody = { required: true, content: { 'application/json': { schema: ep.body } } };
+  if (ep.weight) {
+    // The request weight the rate limiter counts, shown on the docs page and kept machine-readable.
+    op['x-weight'] = ep.weight;
+    op.description = `Request weight: ${weightText(ep.weight)}.`;
+  }
   if (e.status === 'deprecated') Object.assign(op, { deprecated: true, ...lifecycleExtensions(view.service.releases, ep) });
   return op;
+}
+
+/** "5", or "limit ≤ 100: 5; ≤ 500: 25; …; otherwise 1", per IP or UID. */
+export function weightText(w: NonNullable<Endpoint['weight']>): string {
+  const rules = (w.rules ?? []).map((r) => {
+    if (r.weight !== undefined) return `${r.weight} with ${r.parameter}${r.measure === 'true' ? '=true' : ''}`;
+    const steps = (r.steps ?? []).map((st) => `${st.upTo !== undefined ? `≤ ${st.upTo}` : 'more'}: ${st.perItem !== undefined ? `${st.perItem} per item` : st.weight}`);
+    return `${r.parameter}${r.measure === 'items' ? ' (items)' : ''} ${steps.join(', ')}`;
+  });
+  const parts = [...(w.value !== undefined ? [String(w.value)] : []), ...rules, ...(w.otherwise !== undefined ? [`otherwise ${w.otherwise}`] : [])];
+  return `${parts.join('; ')} (per ${w.per})`;
 }
 
 /** The deprecating release, the successor and the sunset (the release that removes it), as x- fields. */

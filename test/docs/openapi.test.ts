@@ -150,4 +150,12 @@ test('npm run catalogue -- openapi --service exports that service alone; an unkn
   assert.match(bad.stderr, /service.*nope.*exchange/s);
 });
 
+test('each operation states its request weight (x-weight, and in words on the docs page)', () => {
+  const doc = docAt('3.12.0') as { paths: Record<string, Record<string, { description?: string; 'x-weight'?: unknown }>> };
+  const depth = doc.paths['/api/v3/depth'].get;
+  assert.ok(depth['x-weight'], 'depth carries its conditional weight');
+  assert.match(depth.description!, /^Request weight: limit ≤ 100: 5, ≤ 500: 25, ≤ 1000: 50, more: 250/);
+  assert.match(doc.paths['/api/v3/order'].post.description!, /^Request weight: 1 \(per IP\)/);
+});
+
 test.run();
