@@ -115,6 +115,27 @@ signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const args = parseArgs(argv, FLAGS, BOOLEANS);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
+  try {
+    return fromSources(args, env);
+  } catch (e) {
+    throw namedBySource(e, args, env);
+  }
+}
+
+/**
+ * Checks word their errors by flag ("invalid --port"); a value that came from the environment or the
+ * config file is named as the user wrote it (GATEWAY_PORT, or the file's key), not as a flag.
+ */
+function namedBySource(e: unknown, args: ParsedArgs, env: NodeJS.ProcessEnv): unknown {
+  const m = e instanceof UsageError ? /^invalid --([a-z-]+) /.exec(e.message) : null;
+  if (!m || args.flags.has(m[1])) return e;
+  const variable = ENV[m[1]];
+  const key = m[1].replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const where = variable && env[variable] !== undefined ? variable : `config file key ${key}`;
+  return new UsageError((e as Error).message.replace(`--${m[1]}`, where));
+}
+
+function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
   const get = (name: string): string | undefined => flag(args, name) ?? env[ENV[name]] ?? undefined;
   const file = readConfigFile(get('config'));
   const cfg: GatewayConfig = {

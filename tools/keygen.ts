@@ -7,7 +7,7 @@
 // npm run keygen -- --hash-token               hash a token read from stdin (one line)
 // Exit status: 0 done, 1 failure, 2 bad arguments.
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
 import { hashLine, newToken } from '../src/gateway/client-auth/tokens.js';
@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
   if (!force && [privPath, pubPath].some((p) => existsSync(p))) {
     throw new UsageError(`a key file already exists in ${out} with prefix ${name}; choose another --name or pass --force`);
   }
+  mkdirSync(out, { recursive: true }); // --out may name a folder that does not exist yet
   const flagW = force ? 'w' : 'wx';
   try {
     writeFileSync(privPath, pair.privateKey, { mode: 0o600, flag: flagW });

