@@ -38,8 +38,8 @@ export interface RequestState {
   drop: Set<string>;
   /** Headers the gateway adds to the answer (a hook may add its own, e.g. remaining quota). */
   own: Record<string, string>;
-  /** The parameters as checked (query and form), for hooks that depend on them (e.g. a request's weight). */
-  params: Readonly<Record<string, string | string[]>>;
+  /** The parameters as checked (query and form, coerced to their schema types), for hooks that depend on them (e.g. a request's weight). */
+  params: Readonly<Record<string, unknown>>;
 }
 
 export interface Hook {
@@ -155,6 +155,7 @@ export function admit(p: Program, state: RequestState): void {
 /** Parameters of the query string (and of a form body), checked at the pin. */
 export function checkParameters(p: Program, state: RequestState, query: string): void {
   const values: Record<string, string | string[]> = Object.create(null); // query keys such as __proto__ are ordinary names
+  state.params = values; // as checked: coerced in place to their schema types by checkParams
   const repeatable = repeatableParams(p.paramAjv, state.route.params);
   collect(values, query, state.route, repeatable);
   if (state.body.length && FORM_TYPE.test(state.headers['content-type'] ?? '')) {

@@ -69,7 +69,6 @@ export interface RateLimiting {
 const COUNTED_BY = { ip: 'gateway egress IP', apiKey: 'account (API key)', token: 'client token' } as const;
 /** Which weights a REQUEST_WEIGHT limit sums: the exchange's IP weights per IP, UID weights per account. */
 const WEIGHT_PER = { ip: 'IP', apiKey: 'UID' } as const;
-const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
 
 /**
  * `share`: how many processes count apart (--workers with the in-process store): each then keeps
@@ -129,7 +128,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
   function chargeFrom(p: Plan, state: RequestState, from: number, taken: Taken, now?: number): void | Promise<void> {
     for (let i = from; i < p.charges.length; i++) {
       const { c, cost } = p.charges[i];
-      const points = cost ?? requestWeight(p.weight!, paramsOf(state));
+      const points = cost ?? requestWeight(p.weight!, state.params);
       if (points <= 0) continue;
       const key = keyOf(c, p.svc, state.headers);
       const r = c.counter().consume(key, points);
@@ -265,27 +264,6 @@ function keyOf(c: Counter, svc: ServiceLimits, headers: IncomingHttpHeaders): st
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 22);
-
-/**
- * The checked parameters, for conditional weights. The pipeline's state.params when it carries
- * them; otherwise read again from the query (and a form body), as the validation stage did.
- */
-function paramsOf(state: RequestState): Params {
-  for (const _ in state.params) return state.params;
-  const out: Record<string, string | string[]> = Object.create(null);
-  const q = state.url.indexOf('?');
-  add(out, q < 0 ? '' : state.url.slice(q + 1));
-  if (state.body.length && FORM_TYPE.test(state.headers['content-type'] ?? '')) add(out, state.body.toString('utf8'));
-  return out;
-}
-
-function add(into: Record<string, string | string[]>, text: string): void {
-  if (!text) return;
-  for (const [k, v] of new URLSearchParams(text)) {
-    const had = into[k];
-    into[k] = had === undefined ? v : typeof had === 'string' ? [had, v] : [...had, v];
-  }
-}
 
 function tooMany(c: Counter, points: number, used: number, msBeforeNext: number): GatewayError {
   const secs = Math.max(1, Math.ceil(msBeforeNext / 1000));

@@ -3,7 +3,8 @@
 // (depth by limit, tickers by the number of symbols).
 import type { Weight, WeightRule } from '../../catalogue/model.js';
 
-export type Params = Readonly<Record<string, string | string[]>>;
+/** The request's parameters as the pipeline checked them: text, or coerced to the schema's type (numbers, booleans, lists). */
+export type Params = Readonly<Record<string, unknown>>;
 
 /** Weight of one request; whole points (the stores count integers), never negative. */
 export function requestWeight(w: Weight, params: Params): number {
@@ -17,7 +18,7 @@ export function requestWeight(w: Weight, params: Params): number {
   return Math.ceil(w.otherwise ?? 0);
 }
 
-function ruleWeight(r: WeightRule, v: string | string[]): number | undefined {
+function ruleWeight(r: WeightRule, v: unknown): number | undefined {
   switch (r.measure) {
     case 'present':
       return r.weight ?? 0;
@@ -41,8 +42,9 @@ function step(r: WeightRule, measure: number, items: number): number | undefined
 }
 
 /** Items of a list parameter in either style the upstream reads: repeated keys, or one JSON array text. */
-function itemCount(v: string | string[]): number {
+function itemCount(v: unknown): number {
   if (Array.isArray(v)) return v.length;
+  if (typeof v !== 'string') return 1;
   if (v.startsWith('[')) {
     try {
       const list: unknown = JSON.parse(v);
