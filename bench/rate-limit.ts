@@ -4,13 +4,14 @@
 // a catalogue copy so that no request is refused: every request pays the full counting path.
 // With redis-server installed, a third gateway counts in Redis: the added latency per request (p50/p99).
 //   npm run build && node dist/bench/rate-limit.js [requests-per-round] [rounds]
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
+import { startProcess, track } from './proxy/processes.js';
 
 const PER_ROUND = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -18,21 +19,7 @@ const CONCURRENCY = 16;
 const PATH = process.env.BENCH_PATH ?? '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10';
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
-const children: ChildProcess[] = [];
-process.on('exit', () => { for (const c of children) c.kill(); });
-process.on('SIGINT', () => process.exit(130));
-
-function start(script: string, args: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(here(script), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString());
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
-  });
-}
+const start = startProcess;
 
 /** The repository's catalogue with every rate limit raised out of reach. */
 function catalogueWithoutReach(): string {
@@ -48,8 +35,7 @@ async function startRedis(): Promise<string | null> {
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   const port = (s.address() as { port: number }).port;
   await new Promise((r) => s.close(r));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  children.push(child);
+  const child = track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] }));
   return new Promise((resolve) => {
     child.once('error', () => resolve(null)); // not installed: the Redis figures are skipped
     child.stdout!.on('data', (d: Buffer) => { if (/Ready to accept connections/.test(d.toString())) resolve(`redis://127.0.0.1:${port}/0`); });

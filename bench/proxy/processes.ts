@@ -7,6 +7,12 @@ const children: ChildProcess[] = [];
 process.on('exit', () => { for (const c of children) c.kill(); });
 process.on('SIGINT', () => process.exit(130));
 
+/** Have `child` (e.g. a redis-server the bench spawned) ended with the bench, like the forked ones. */
+export function track<T extends ChildProcess>(child: T): T {
+  children.push(child);
+  return child;
+}
+
 /** Fork `script` (relative to dist/bench/) and resolve once it listens. */
 export function startProcess(script: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(fileURLToPath(new URL(`../${script}`, import.meta.url)), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
