@@ -19,7 +19,6 @@ import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
 import { createGateway, select, type Gateway, type Hook, type Served } from './gateway/app.js';
 import type { ReloadOutcome } from './gateway/admin.js';
-import { envelope } from './gateway/errors.js';
 import type { Metrics } from './gateway/metrics.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
@@ -123,17 +122,16 @@ function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) => Websoc
       (module ??= import('./gateway/websocket/index.js')).then((m) => {
         const state = gateway.state();
         const chosen = select(state, req);
-        if ('error' in chosen) {
-          const body = JSON.stringify(envelope(chosen.view?.service, chosen.error.reason, chosen.error.message));
-          socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-          return;
-        }
-        const served = state.served.find((x) => x.program === chosen.program)!;
-        forServed(m, served).upgrade(req, socket, head);
+        // A release not served is refused by the default release's websocket gateway, like any refusal.
+        if ('error' in chosen) return forServed(m, chosen.served).refuse(socket, chosen.error);
+        forServed(m, chosen.served).upgrade(req, socket, head);
       }).catch((e: unknown) => {
         logger.error(`websocket upgrade failed: ${(e as Error)?.stack ?? String(e)}`);
         socket.destroy();
       });
+    },
+    refuse(socket, e) {
+      void (module ??= import('./gateway/websocket/index.js')).then((m) => forServed(m, gateway.state().default).refuse(socket, e));
     },
     stats: () => {
       const sum = { open: 0, connecting: 0, accepted: 0, refused: 0, slowClients: 0 };

@@ -93,17 +93,20 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       recordRequest(o, req, res, arrived, ex);
       finish();
     });
-    const chosen = o.select(req);
-    const run = 'error' in chosen
-      ? Promise.reject(refuseRelease(ex, chosen))
-      : runPipeline(chosen.program, ex);
+    let run: Promise<void>;
+    try {
+      const chosen = o.select(req);
+      run = 'error' in chosen ? Promise.reject(refuseRelease(ex, chosen)) : runPipeline(chosen.served.program, ex);
+    } catch (e) {
+      run = Promise.reject(e); // the connection boundary: whatever selection throws is an answer, never a crash
+    }
     run.catch((e) => fail(ex, e));
   }
 
   /** A release not served: answered in the envelope of the service owning the path. */
   function refuseRelease(ex: Exchange, chosen: Extract<Selection, { error: unknown }>): unknown {
     ex.view = chosen.view;
-    ex.own = ownHeaders(chosen.program.cors, ex.req.headers.origin, chosen.view, undefined);
+    ex.own = ownHeaders(chosen.served.program.cors, ex.req.headers.origin, chosen.view, undefined);
     return chosen.error;
   }
 

@@ -13,7 +13,6 @@ import { BuilderError } from '../builders/errors.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import type { Cancellation, UpstreamProxy } from '../upstream/proxy.js';
 import { UpstreamError } from '../upstream/proxy.js';
-import type { Logger } from '../log.js';
 import { checkCrossSite, type CrossSiteGuard } from './cross-site.js';
 import { ClientGone, GatewayError } from './errors.js';
 import { notServed } from './lifecycle-answers.js';
@@ -69,7 +68,6 @@ export interface Program {
   proxy: UpstreamProxy;
   /** Requests one route may have at the upstream at once; beyond it 503 (a hung endpoint cannot take the pool). */
   maxInflightPerRoute: number;
-  logger: Logger;
 }
 
 /** One request on its way through the pipeline; the adapter renders errors from what it holds. */

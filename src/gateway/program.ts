@@ -8,7 +8,6 @@ import type { ReleaseView } from '../catalogue/resolve.js';
 import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import type { UpstreamProxy } from '../upstream/proxy.js';
-import type { Logger } from '../log.js';
 import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable, type RouteTable } from './route-table.js';
 
@@ -28,7 +27,6 @@ export interface ProgramOptions {
   allowedHosts: string[];
   maxInflightPerRoute: number;
   proxy: UpstreamProxy;
-  logger: Logger;
 }
 
 export function compileProgram(o: ProgramOptions): Program {
@@ -53,7 +51,6 @@ export function compileProgram(o: ProgramOptions): Program {
     plugins: o.plugins,
     proxy: o.proxy,
     maxInflightPerRoute: o.maxInflightPerRoute,
-    logger: o.logger,
   };
 }
 

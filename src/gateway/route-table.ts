@@ -2,7 +2,6 @@
 // static, and a map is ~4x faster than a linear router at this route count), an index of every
 // path the catalogue knows so refused requests get a precise 404/405/410, and which service owns a
 // path prefix, so an unknown path is refused in the envelope of the one service that could own it.
-import type { Service } from '../catalogue/model.js';
 import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import type { ParamTarget } from './validate-params.js';
@@ -64,5 +63,3 @@ function firstSegment(path: string): string {
 export function ownerOf(table: RouteTable, path: string): ReleaseView | undefined {
   return table.owners.get(firstSegment(path)) ?? table.fallback;
 }
-
-export type { Service };

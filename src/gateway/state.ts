@@ -41,7 +41,8 @@ export interface ReloadOutcome {
 }
 
 /** What a request is served by: a release's program, or the refusal of a release not served. */
-export type Selection = { program: Program } | { error: GatewayError; view: ReleaseView | undefined; program: Program };
+/** The served release a request gets, or the refusal of one not served (answered with the default's policies). */
+export type Selection = { served: Served } | { error: GatewayError; view: ReleaseView | undefined; served: Served };
 
 const PREFIX = /^\/@([^/?#]+)(?=[/?]|$)/;
 
@@ -55,23 +56,32 @@ export function select(state: GatewayState<unknown>, req: IncomingMessage): Sele
   if (url.charCodeAt(1) === 64 /* @ */ && url.charCodeAt(0) === 47) {
     const m = PREFIX.exec(url);
     if (m) {
-      asked = decodeURIComponent(m[1]);
+      asked = decodeOr(m[1]);
       req.url = url.slice(m[0].length) || '/';
       if (req.url[0] === '?') req.url = `/${req.url}`;
     }
   }
   const header = req.headers['x-gateway-release'];
   if (asked === undefined && typeof header === 'string' && header !== '') asked = header.trim();
-  if (asked === undefined) return { program: state.default.program };
+  if (asked === undefined) return { served: state.default };
   const served = state.byId.get(asked);
-  if (served) return { program: served.program };
+  if (served) return { served };
   const program = state.default.program;
   const path = (req.url ?? '/').split('?')[0];
   const ids = [...state.byId.keys()];
   const error = new GatewayError('invalid', ids.length
     ? `Release '${clip(asked)}' is not served by this gateway; served: ${ids.join(', ')} (default ${state.default.id}). Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.`
     : `Release '${clip(asked)}' is not served: this gateway serves no versioned service.`);
-  return { error, view: ownerOf(program.table, path), program };
+  return { error, view: ownerOf(program.table, path), served: state.default };
+}
+
+/** A malformed %-escape ("/@%E0/") is not an error here: the raw text is simply a release not served. */
+function decodeOr(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 const clip = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);

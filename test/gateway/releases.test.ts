@@ -98,6 +98,21 @@ test('no choice → the default (newest); an unserved release → 400 naming the
   assert.is(cat[0].release?.id, '3.5.1');
 });
 
+test('a malformed /@… prefix (a bad %-escape) is a 400 naming the served releases; the process keeps serving', async () => {
+  for (const path of ['/@%E0/api/v3/ping', '/@%/api/v3/ping', '/@%E0%A4%A/api/v3/ping']) {
+    const r = await ask(`${both.url}${path}`);
+    assert.is(r.status, 400, `${path}: ${r.body}`);
+    assert.match(JSON.parse(r.body).msg, /is not served by this gateway; served: 3\.5\.1, 3\.12\.0/);
+  }
+  const ws = await connect(`${wsUrl(both)}/@%E0/ws/btcusdt@trade`);
+  assert.ok(isRefused(ws), 'the upgrade is refused');
+  if (isRefused(ws)) {
+    assert.is(ws.status, 400);
+    assert.match(String(ws.body.msg), /is not served by this gateway/);
+  }
+  assert.is((await ask(`${both.url}/api/v3/ping`)).status, 200, 'still serving');
+});
+
 test('websocket /@3.5.1/ws/… is checked at 3.5.1', async () => {
   const early = await connect(`${wsUrl(both)}/@3.5.1/ws/btcusdt@avgPrice`);
   assert.ok(isRefused(early), 'avgPrice was added in 3.6.0');

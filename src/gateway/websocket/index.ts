@@ -59,6 +59,8 @@ export interface WebsocketGateway {
   /** Listener for the http server's 'upgrade' event. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   stats(): WebsocketStats;
+  /** Answer an upgrade with `e` (an HTTP refusal in the service's envelope) and close the socket. */
+  refuse(socket: Duplex, e: GatewayError): void;
   /** Refuse new upgrades, close every connection (terminating laggards), resolve when all are gone. */
   close(): Promise<void>;
 }
@@ -278,6 +280,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
 
   return {
     upgrade,
+    refuse: (socket, e) => refuseError(socket, e, undefined),
     stats: () => ({ open: relays.size, connecting: connecting.size, ...counts }),
     async close() {
       closing = true;
