@@ -24,6 +24,7 @@ import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
+import { tuneHeapForServing } from './heap-tuning.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
 import { securityHooks, type SecurityHooks } from './gateway/signing/setup.js';
 import { rateLimiting } from './gateway/rate-limit/setup.js';
@@ -210,6 +211,7 @@ export function restUpstreams(catalogue: Catalogue, overrides: Record<string, st
 }
 
 export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
+  tuneHeapForServing();
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const started = performance.now();
   const loaded = loadCatalogue(config.catalogue);

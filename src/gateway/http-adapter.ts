@@ -17,7 +17,7 @@ import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
 import { ownHeaders } from './own-headers.js';
 import { runPipeline, type Exchange } from './pipeline.js';
-import { identify } from './request-id.js';
+import { assignIdentity, identityOf } from './request-id.js';
 
 export interface HttpAdapterOptions {
   /** The program of the release a request asks for, read once per request (a reload swaps the state; in-flight work keeps its own). */
@@ -57,7 +57,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     const arrived = performance.now();
     const socket = req.socket as TrackedSocket;
     if (!socket.writable) return void socket.destroy(); // refused at connect (over --max-connections)
-    identify(req, res); // before anything can answer: every answer, refusals included, carries the id
+    assignIdentity(req); // before anything can answer: every answer, refusals included, carries the id
     let conn = socket[CONN];
     if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
     if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);
@@ -67,6 +67,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   }
 
   function start(conn: Conn, socket: TrackedSocket, req: IncomingMessage, res: ServerResponse, arrived: number): void {
+    const id = identityOf(req)!.id;
     conn.active++;
     inFlight++;
     let done = false;
@@ -82,11 +83,14 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
         recordRequest(o, req, res, arrived);
         finish();
       });
+      res.setHeader('x-request-id', id);
       return o.admin(req, res, o.adminHeaders(req));
     }
-    const ex: Exchange = { req, res, own: {}, cancellation: { gone: false }, bodyRead: false };
-    const remaining = Math.max(0, o.timeoutMs - (performance.now() - arrived));
-    const timer = setTimeout(() => expire(ex), remaining);
+    const ex: Exchange = { req, res, id, own: {}, cancellation: { gone: false }, bodyRead: false };
+    // Whole milliseconds: node keeps one timer list per distinct duration, so the usual case (a
+    // request started on arrival) shares a single list instead of creating one per request.
+    const remaining = Math.max(1, Math.ceil(o.timeoutMs - (performance.now() - arrived)));
+    const timer = setTimeout(expire, remaining, ex);
     res.once('close', () => {
       clearTimeout(timer);
       if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
@@ -133,7 +137,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     if (res.headersSent || res.destroyed) return;
     const a = render(e, ex.view?.service, `${req.method} ${(req.url ?? '').split('?')[0]}`, o.logger);
     if (a.body === undefined) return void res.destroy();
-    const headers: Record<string, string | number> = { ...ex.own, ...a.headers, 'content-length': Buffer.byteLength(a.body) };
+    const headers: Record<string, string | number> = { ...ex.own, ...a.headers, 'x-request-id': ex.id, 'content-length': Buffer.byteLength(a.body) };
     res.writeHead(a.status, headers);
     res.end(req.method === 'HEAD' ? undefined : a.body);
     // A body still arriving (a 413, a 408) is not worth reading: close once the answer is out.

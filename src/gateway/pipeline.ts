@@ -74,6 +74,8 @@ export interface Program {
 export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
+  /** The request id (request-id.ts), echoed among the own headers of every answer. */
+  id: string;
   /** The service answering (owner of the path when no route matched). */
   view?: ReleaseView;
   route?: Route;
@@ -116,12 +118,13 @@ export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
     ex.route = route;
     ex.view = route.view;
     ex.own = ownHeaders(p.cors, origin, route.view, route);
+    ex.own['x-request-id'] = ex.id;
     return true;
   }
   if (req.method === 'OPTIONS' && origin && req.headers['access-control-request-method']) return preflight(p, ex, path, origin);
   if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
     // Nothing in the catalogue at the root: point people at the docs page.
-    ex.res.writeHead(302, { location: '/_gateway/docs', 'content-length': 0 });
+    ex.res.writeHead(302, { location: '/_gateway/docs', 'x-request-id': ex.id, 'content-length': 0 });
     ex.res.end();
     return false;
   }
@@ -137,7 +140,7 @@ function preflight(p: Program, ex: Exchange, path: string, origin: string): fals
   const methods = known.map((r) => r.endpoint.endpoint.method);
   if (methods.includes('GET')) methods.push('HEAD');
   const isCredentialed = known.some((r) => credentialed(p.cors, view, r)) || credentialed(p.cors, view, undefined);
-  const h = { ...ownHeaders(p.cors, undefined, view, undefined), ...preflightHeaders(p.cors, origin, ex.req.headers['access-control-request-headers'], methods, isCredentialed) };
+  const h = { ...ownHeaders(p.cors, undefined, view, undefined), ...preflightHeaders(p.cors, origin, ex.req.headers['access-control-request-headers'], methods, isCredentialed), 'x-request-id': ex.id };
   ex.res.writeHead(204, h);
   ex.res.end();
   return false;

@@ -20,7 +20,9 @@ export function dropHopByHop(headers: IncomingHttpHeaders, drop?: ReadonlySet<st
   return out;
 }
 
-function connectionNamed(v: string | string[]): Set<string> {
+function connectionNamed(v: string | string[]): Set<string> | null {
+  // The usual values name no other header: no set to build (every keep-alive client sends one).
+  if (v === 'keep-alive' || v === 'close' || v === 'Keep-Alive') return null;
   const text = Array.isArray(v) ? v.join(',') : v;
   return new Set(text.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
 }

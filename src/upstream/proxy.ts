@@ -131,7 +131,8 @@ export class UpstreamProxy {
           cancellation.cancel = undefined;
           if (chunks) {
             const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-            res.writeHead(status, { ...out, 'content-length': body.length });
+            out['content-length'] = body.length;
+            res.writeHead(status, out);
             res.end(body);
           } else res.end();
           resolve();
