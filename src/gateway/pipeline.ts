@@ -11,13 +11,14 @@ import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { BuilderError } from '../builders/errors.js';
 import type { PluginRegistry } from '../builders/plugin.js';
-import type { Cancellation, UpstreamProxy } from '../upstream/proxy.js';
+import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/proxy.js';
 import { UpstreamError } from '../upstream/proxy.js';
 import { checkCrossSite, type CrossSiteGuard } from './cross-site.js';
 import { ClientGone, GatewayError } from './errors.js';
 import { notServed } from './lifecycle-answers.js';
 import { ownHeaders, preflightHeaders, credentialed, type CorsPolicy } from './own-headers.js';
-import { readBody } from './read-body.js';
+import { forEachParam } from './form-params.js';
+import { hasBody, readBody } from './read-body.js';
 import { identityOf } from './request-id.js';
 import { ownerOf, type Route, type RouteTable } from './route-table.js';
 import { checkApiKey } from './security-check.js';
@@ -63,7 +64,7 @@ export interface Program {
   paramAjv: Ajv;
   bodyAjv: Ajv;
   /** Upstream REST base per service id. */
-  upstreams: Map<string, URL>;
+  upstreams: Map<string, UpstreamTarget>;
   plugins: PluginRegistry;
   proxy: UpstreamProxy;
   /** Requests one route may have at the upstream at once; beyond it 503 (a hung endpoint cannot take the pool). */
@@ -189,7 +190,7 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization', 'x-gateway-release']), own: ex.own, params: {} };
   if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form
   admit(p, state);
-  state.body = await readBody(req, p.bodyLimit);
+  if (hasBody(req)) state.body = await readBody(req, p.bodyLimit);
   ex.bodyRead = true;
   checkParameters(p, state, query);
   const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
@@ -268,7 +269,7 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
  */
 function collect(into: Record<string, string | string[]>, text: string, route: Route, repeatable: ReadonlySet<string>): void {
   if (!text) return;
-  for (const [k, v] of new URLSearchParams(text)) {
+  forEachParam(text, (k, v) => {
     const had = into[k];
     if (had === undefined) {
       into[k] = v;
@@ -278,5 +279,5 @@ function collect(into: Record<string, string | string[]>, text: string, route: R
       const release = route.view.release ? ` at ${route.view.release.id}` : '';
       throw new GatewayError('duplicate', `Parameter '${k}' was sent more than once (${route.endpoint.endpoint.key}${release}).`);
     }
-  }
+  });
 }

@@ -7,7 +7,7 @@ import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
-import type { UpstreamProxy } from '../upstream/proxy.js';
+import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
 import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable, type RouteTable } from './route-table.js';
 
@@ -47,7 +47,7 @@ export function compileProgram(o: ProgramOptions): Program {
     // The same ajv options the catalogue check compiled every schema with at load.
     get paramAjv() { return (paramAjv ??= createParamAjv()); },
     get bodyAjv() { return (bodyAjv ??= createBodyAjv()); },
-    upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, new URL(v)])),
+    upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, upstreamTarget(new URL(v))])),
     plugins: o.plugins,
     proxy: o.proxy,
     maxInflightPerRoute: o.maxInflightPerRoute,

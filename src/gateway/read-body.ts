@@ -5,10 +5,16 @@ import { GatewayError } from './errors.js';
 
 const EMPTY = Buffer.alloc(0);
 
+/** Whether a body follows the head (most GETs: no, and the pipeline need not wait a turn for one). */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return length === undefined ? req.headers['transfer-encoding'] !== undefined : length !== '0';
+}
+
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) throw tooLarge(limit);
-  if (declared === 0 || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)) return EMPTY;
+  if (!hasBody(req) || declared === 0) return EMPTY;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

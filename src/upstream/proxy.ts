@@ -41,6 +41,20 @@ export interface Cancellation {
   cancel?: (reason: unknown) => void;
 }
 
+/** An upstream base URL taken apart once, so a forward reads no URL getters. */
+export interface UpstreamTarget {
+  /** scheme://host:port */
+  origin: string;
+  /** The base's path without its trailing slash ('' for '/'), put before every forwarded path. */
+  prefix: string;
+  /** host:port, for messages. */
+  host: string;
+}
+
+export function upstreamTarget(base: URL): UpstreamTarget {
+  return { origin: base.origin, prefix: base.pathname === '/' ? '' : base.pathname.replace(/\/$/, ''), host: base.host };
+}
+
 export interface ProxyOptions {
   /** Backstop for a silent upstream; the gateway's own deadline is the precise one. */
   timeoutMs: number;
@@ -83,12 +97,11 @@ export class UpstreamProxy {
    * the service's envelope), or with the cancellation's reason; once the answer started, a failure
    * just ends the socket.
    */
-  forward(base: URL, req: UpstreamRequest, res: ServerResponse, own: Record<string, string>, cancellation: Cancellation): Promise<void> {
+  forward(base: UpstreamTarget, req: UpstreamRequest, res: ServerResponse, own: Record<string, string>, cancellation: Cancellation): Promise<void> {
     if (!undici) return loadUndici().then(() => this.forward(base, req, res, own, cancellation));
     const agent = this.pool();
     const headers = dropHopByHop(req.headers, req.drop);
     if (req.add) Object.assign(headers, req.add);
-    const prefix = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
     const head = req.method === 'HEAD';
     return new Promise<void>((resolve, reject) => {
       let status = 0;
@@ -149,7 +162,7 @@ export class UpstreamProxy {
       };
       agent.dispatch({
         origin: base.origin,
-        path: prefix + req.url,
+        path: base.prefix + req.url,
         method: req.method as Dispatcher.HttpMethod,
         headers,
         body: req.body && req.body.length ? req.body : null,
@@ -170,7 +183,7 @@ function mergeOwn(out: Record<string, string | string[] | number>, own: Record<s
 }
 
 /** Map transport failures to coded errors; never echo the request (its query may carry a signature). */
-export function upstreamError(e: unknown, base: URL): unknown {
+export function upstreamError(e: unknown, base: UpstreamTarget): unknown {
   if (e instanceof UpstreamError) return e;
   const { errors } = undici!;
   if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) {
