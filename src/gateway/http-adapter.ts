@@ -91,7 +91,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     // request started on arrival) shares a single list instead of creating one per request.
     const remaining = Math.max(1, Math.ceil(o.timeoutMs - (performance.now() - arrived)));
     const timer = setTimeout(expire, remaining, ex);
-    res.once('close', () => {
+    res.on('close', () => { // emitted once; 'on' spares the once-wrapper
       clearTimeout(timer);
       if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
       recordRequest(o, req, res, arrived, ex);

@@ -27,14 +27,16 @@ export interface ParamOptions {
 
 interface Compiled {
   validate: ValidateFunction;
-  /** Header parameters the endpoint knows (read from the request headers). */
-  headerParams: Parameter[];
+  /** Header parameters the endpoint knows, by lower-case name (read from the request headers). */
+  headerParams: string[];
   /** " at <release>" for messages. */
   release: string;
   /** List parameters (schema type: array) read as JSON array text (["A","B"]) when a value starts with '['. */
   jsonLists: Set<string>;
   /** List parameters whose key may be sent once per item (asset=A&asset=B). */
   repeated: Set<string>;
+  /** Every list parameter (JSON or repeated), once. */
+  lists: string[];
   byName: Map<string, Parameter>;
   known: Map<string, Parameter[]>;
 }
@@ -60,7 +62,8 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
   for (const p of t.knownParameters) known.set(keyOf(p), [...(known.get(keyOf(p)) ?? []), p]);
   const compiled = {
     validate: ajv.compile({ type: 'object', properties }), byName, known, jsonLists, repeated,
-    headerParams: t.knownParameters.filter((p) => p.in === 'header'),
+    lists: [...new Set([...jsonLists, ...repeated])],
+    headerParams: t.knownParameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
     release: t.view.release ? ` at ${t.view.release.id}` : '',
   };
   t.cache.set('params', compiled);
@@ -89,9 +92,9 @@ export function checkParams(
   const c = compile(ajv, t);
   const release = c.release;
   const data = values;
-  for (const p of c.headerParams) {
-    const h = headers[p.name.toLowerCase()];
-    if (h !== undefined) data[p.name.toLowerCase()] = Array.isArray(h) ? h[0] : h;
+  for (const name of c.headerParams) {
+    const h = headers[name];
+    if (h !== undefined) data[name] = Array.isArray(h) ? h[0] : h;
   }
   // Parameters sent that the endpoint does not take at the pin.
   for (const name of Object.keys(data)) {
@@ -122,7 +125,7 @@ export function checkParams(
     }
   }
   // Lists: each item is checked by the array schema (items, enum); a single plain value is a one-item list.
-  for (const name of new Set([...c.jsonLists, ...c.repeated])) {
+  for (const name of c.lists) {
     const v = data[name];
     if (typeof v === 'string') data[name] = c.jsonLists.has(name) ? parseList(v) : [v];
   }

@@ -13,7 +13,7 @@ let gw: RunningGateway;
 
 test.before(async () => {
   upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
-  gw = await gatewayAt('3.12.0', upstream.url, ['--timeout', '400', '--body-limit', '4096']);
+  gw = await gatewayAt('3.12.0', upstream.url, ['--timeout', '2000', '--body-limit', '4096']);
 });
 test.before.each(async () => { await upstream.reset(); });
 test.after(async () => {
@@ -96,11 +96,11 @@ test('hop-by-hop and Authorization headers are not forwarded', async () => {
 });
 
 test('upstream slower than the timeout → 504 in the envelope', async () => {
-  const res = await fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-delay-ms': '1500' } });
+  const res = await fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-test-delay-ms': '3500' } });
   assert.is(res.status, 504);
   const body = await res.json() as { code: number; msg: string };
   assert.is(body.code, -1007);
-  assert.match(body.msg, /no answer within the gateway's deadline of 400 ms/);
+  assert.match(body.msg, /no answer within the gateway's deadline of 2000 ms/);
 });
 
 test('upstream unreachable → 502 in the envelope, and the gateway keeps serving', async () => {
