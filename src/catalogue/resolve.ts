@@ -63,23 +63,42 @@ export function resolveService(service: Service, releaseId?: string): ReleaseVie
   };
 }
 
+/**
+ * Endpoints as they are at some release, shared between the releases where nothing about them
+ * differs (status, security, parameters): a process serving every release holds each distinct
+ * state of an endpoint once, not once per release. Keyed by the service, so a reloaded catalogue
+ * brings its own and the old one goes with it.
+ */
+const interned = new WeakMap<Service, Map<Endpoint, EndpointAt[]>>();
+
 function endpointAt(service: Service, e: Endpoint, at: number): EndpointAt {
+  let byEndpoint = interned.get(service);
+  if (!byEndpoint) interned.set(service, (byEndpoint = new Map()));
+  let states = byEndpoint.get(e);
+  if (!states) byEndpoint.set(e, (states = []));
+  const status = statusAt(e.span, at);
   const security = currentAt(e.security, at)?.scheme ?? 'NONE';
+  const signedKnown = states.find((s) => (s.security === 'SIGNED') === (security === 'SIGNED'))?.knownParameters;
+  const knownParameters = signedKnown ?? knownParametersOf(service, e, security === 'SIGNED');
+  const parameters = knownParameters.filter((p) => existsAt(p.span, at));
+  const same = states.find((s) => s.status === status && s.security === security && sameItems(s.parameters, parameters));
+  if (same) return same;
+  const out = { endpoint: e, status, security, parameters, knownParameters };
+  states.push(out);
+  return out;
+}
+
+function knownParametersOf(service: Service, e: Endpoint, isSigned: boolean): Parameter[] {
   const common = service.commonParameters.filter((p) => !p.pathPrefix || e.path.startsWith(p.pathPrefix));
-  const signed = security === 'SIGNED' ? service.signedParameters : [];
+  const signed = isSigned ? service.signedParameters : [];
   const own = new Set(e.parameters.map((p) => p.name));
   // An endpoint's own definition of a parameter wins over the service-wide one, a SIGNED one's
   // signing parameters over the optional copies service.yaml accepts on its path (signedParametersAccepted).
   const signedNames = new Set(signed.map((p) => p.name));
-  const knownParameters = [...e.parameters, ...[...common.filter((p) => !signedNames.has(p.name)), ...signed].filter((p) => !own.has(p.name))];
-  return {
-    endpoint: e,
-    status: statusAt(e.span, at),
-    security,
-    parameters: knownParameters.filter((p) => existsAt(p.span, at)),
-    knownParameters,
-  };
+  return [...e.parameters, ...[...common.filter((p) => !signedNames.has(p.name)), ...signed].filter((p) => !own.has(p.name))];
 }
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export class UnknownReleaseError extends Error {
   constructor(

@@ -3,7 +3,7 @@
 // 500 on its first request is a file:line problem at lint and start-up instead.
 // ajv is loaded on first use (createRequire): a start-up served from the JSON cache never loads it.
 import { createRequire } from 'node:module';
-import type { Ajv, Options } from 'ajv';
+import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { Endpoint, Parameter, Service } from './model.js';
 
 /** Query, form and header values arrive as text: coerce them to the declared types. */
@@ -26,6 +26,22 @@ export function createParamAjv(extra: Options = {}): Ajv {
 /** The ajv that checks JSON request bodies. */
 export function createBodyAjv(extra: Options = {}): Ajv {
   return newAjv({ ...BODY_AJV_OPTIONS, ...extra });
+}
+
+const compiled = new WeakMap<Ajv, Map<string, ValidateFunction>>();
+
+/**
+ * Compile a schema once per ajv instance and schema text: the releases of a multi-release gateway
+ * mostly check an endpoint with the same schema, and each compiled function is generated code.
+ * (ajv's own cache is keyed by the schema object, which every route builds afresh.)
+ */
+export function compileShared(ajv: Ajv, schema: Record<string, unknown>): ValidateFunction {
+  let byText = compiled.get(ajv);
+  if (!byText) compiled.set(ajv, (byText = new Map()));
+  const text = JSON.stringify(schema);
+  let fn = byText.get(text);
+  if (!fn) byText.set(text, (fn = ajv.compile(schema)));
+  return fn;
 }
 
 /**

@@ -13,7 +13,7 @@ import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
 import { Metrics } from './metrics.js';
 import { ownHeaders } from './own-headers.js';
 import type { Hook, Program } from './pipeline.js';
-import { compileProgram, type ProgramOptions } from './program.js';
+import { compileProgram, sharedAjv, type ProgramOptions } from './program.js';
 import { select, type GatewayState as State, type ReloadOutcome, type Served } from './state.js';
 
 export type { Hook, RequestState, Hook as ProxyHook, RequestState as ProxyRequestState } from './pipeline.js';
@@ -22,7 +22,7 @@ export { select, type ReloadOutcome, type Selection, type Served } from './state
 /** The state of this gateway: programs per release and the options a reload may change. */
 export type GatewayState = State<Omit<GatewayOptions, 'pinned'>>;
 
-export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views'> {
+export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' | 'lazyTable' | 'ajv'> {
   pinned: PinnedReleases;
   plugins: PluginRegistry;
   timeoutMs: number;
@@ -59,7 +59,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs, connections: opts.upstreamConnections });
   const metrics = new Metrics();
   const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
-    const served = pinned.served.map((r) => ({ id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy }) }));
+    // One ajv for every release (identical schemas compile once); route tables of releases other
+    // than the default are built on their first request.
+    const ajv = sharedAjv();
+    const served = pinned.served.map((r) => ({
+      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, ajv, lazyTable: r !== pinned.default }),
+    }));
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
     const def = served[pinned.served.indexOf(pinned.default)];
     return { served, byId, default: def, hash: options.hash, loadedAt: new Date().toISOString(), options };

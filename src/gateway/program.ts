@@ -9,7 +9,7 @@ import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
 import type { Hook, Program } from './pipeline.js';
-import { buildRouteTable, type RouteTable } from './route-table.js';
+import { buildRouteTable } from './route-table.js';
 
 export interface ProgramOptions {
   views: ReleaseView[];
@@ -27,26 +27,47 @@ export interface ProgramOptions {
   allowedHosts: string[];
   maxInflightPerRoute: number;
   proxy: UpstreamProxy;
+  /**
+   * Build the route table on the first request rather than now (the releases of a multi-release
+   * gateway other than the default: most are seldom or never asked for, and each table is a route
+   * per endpoint). Nothing in it can fail that was not checked here already.
+   */
+  lazyTable?: boolean;
+  /** The ajv instances, shared by the programs of one gateway state (default: this program's own). */
+  ajv?: SharedAjv;
+}
+
+/** Parameter and body ajv instances, made on the first validation (ajv costs start-up time). */
+export interface SharedAjv {
+  readonly param: Ajv;
+  readonly body: Ajv;
+}
+
+/** The same ajv options the catalogue check compiled every schema with at load. */
+export function sharedAjv(): SharedAjv {
+  let param: Ajv | undefined;
+  let body: Ajv | undefined;
+  return {
+    get param() { return (param ??= createParamAjv()); },
+    get body() { return (body ??= createBodyAjv()); },
+  };
 }
 
 export function compileProgram(o: ProgramOptions): Program {
-  const table = buildRouteTable(o.views);
-  checkPlugins(table, o.plugins);
+  checkPlugins(o.views, o.plugins);
+  let table = o.lazyTable ? undefined : buildRouteTable(o.views);
   const origins = new Set(o.corsOrigins);
-  // ajv loads and its instances are made on the first request that validates (start-up cost).
-  let paramAjv: Ajv | undefined;
-  let bodyAjv: Ajv | undefined;
+  const ajv = o.ajv ?? sharedAjv();
   return {
-    table,
+    get table() { return (table ??= buildRouteTable(o.views)); },
     hooks: o.hooks,
     answered: o.hooks.some((h) => h.answered) ? o.hooks.filter((h) => h.answered) : null,
     cors: { origins, credentialedServices: o.credentialed },
     crossSite: { services: o.credentialed, origins: new Set([...origins].filter((x) => x !== '*')), hosts: new Set(o.allowedHosts.map((h) => h.toLowerCase())) },
     strict: o.strict,
     bodyLimit: o.bodyLimit,
-    // The same ajv options the catalogue check compiled every schema with at load.
-    get paramAjv() { return (paramAjv ??= createParamAjv()); },
-    get bodyAjv() { return (bodyAjv ??= createBodyAjv()); },
+    get paramAjv() { return ajv.param; },
+    get bodyAjv() { return ajv.body; },
     upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, upstreamTarget(new URL(v))])),
     plugins: o.plugins,
     proxy: o.proxy,
@@ -55,9 +76,9 @@ export function compileProgram(o: ProgramOptions): Program {
 }
 
 /** Builders named by the catalogue must exist: a missing one is a start-up error, not a 500 later. */
-function checkPlugins(table: RouteTable, plugins: PluginRegistry): void {
+function checkPlugins(views: ReleaseView[], plugins: PluginRegistry): void {
   const missing = new Set<string>();
-  for (const v of table.views) {
+  for (const v of views) {
     for (const b of v.service.builders) if (!plugins.has(b.name)) missing.add(`${v.service.id}: builder "${b.name}" (declared in service.yaml)`);
     for (const e of v.served) if (e.endpoint.builder && !plugins.has(e.endpoint.builder)) missing.add(`${e.endpoint.key}: builder "${e.endpoint.builder}"`);
   }

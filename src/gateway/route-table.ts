@@ -10,13 +10,36 @@ export interface Route {
   view: ReleaseView;
   endpoint: EndpointAt;
   /** Per-route state other stages cache lazily (compiled validators). */
-  cache: Map<string, unknown>;
+  readonly cache: Map<string, unknown>;
   /** What the parameter validator checks for this route. */
-  params: ParamTarget;
+  readonly params: ParamTarget;
   /** Deprecation / Link / Sunset headers when deprecated at the pin, else null. */
   deprecation: Record<string, string> | null;
   /** Requests of this route being forwarded now (the per-route share of the upstream pool). */
   inflight: number;
+}
+
+/**
+ * A route of one release. A gateway serving every release holds one per endpoint and release, most
+ * never asked for: the cache and the validator's target are made on the route's first request.
+ */
+class ReleaseRoute implements Route {
+  inflight = 0;
+  private cached: Map<string, unknown> | undefined;
+  private target: ParamTarget | undefined;
+
+  constructor(readonly view: ReleaseView, readonly endpoint: EndpointAt, readonly deprecation: Record<string, string> | null) {}
+
+  get cache(): Map<string, unknown> {
+    return (this.cached ??= new Map());
+  }
+
+  get params(): ParamTarget {
+    const { endpoint: at, view } = this;
+    return (this.target ??= {
+      label: at.endpoint.key, view, parameters: at.parameters, knownParameters: at.knownParameters, constraints: at.endpoint.constraints, cache: this.cache,
+    });
+  }
 }
 
 export interface RouteTable {
@@ -38,13 +61,11 @@ export function buildRouteTable(views: ReleaseView[]): RouteTable {
   for (const view of views) {
     for (const endpoint of view.endpoints) {
       const ep = endpoint.endpoint;
-      const cache = new Map<string, unknown>();
-      const route: Route = {
-        view, endpoint, cache, deprecation: deprecationHeaders(view, endpoint), inflight: 0,
-        params: { label: ep.key, view, parameters: endpoint.parameters, knownParameters: endpoint.knownParameters, constraints: ep.constraints, cache },
-      };
+      const route = new ReleaseRoute(view, endpoint, deprecationHeaders(view, endpoint));
       if (endpoint.status === 'alive' || endpoint.status === 'deprecated') served.set(ep.key, route);
-      known.set(ep.path, [...(known.get(ep.path) ?? []), route]);
+      const lives = known.get(ep.path);
+      if (lives) lives.push(route);
+      else known.set(ep.path, [route]);
       const seg = firstSegment(ep.path);
       const had = owners.get(seg);
       owners.set(seg, had === undefined || had === view ? view : null);

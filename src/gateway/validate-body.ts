@@ -1,13 +1,13 @@
 // Check a JSON request body against the endpoint's schema (service schemas available as #/$defs/<Name>).
 import type { Ajv, ValidateFunction } from 'ajv';
-import { bodySchema } from '../catalogue/validators.js';
+import { bodySchema, compileShared } from '../catalogue/validators.js';
 import { GatewayError } from './errors.js';
 import type { Route } from './route-table.js';
 
 function compile(ajv: Ajv, route: Route): ValidateFunction | null {
   if (route.cache.has('body')) return route.cache.get('body') as ValidateFunction | null;
   const schema = bodySchema(route.view.service, route.endpoint.endpoint);
-  const fn = schema ? ajv.compile(schema) : null;
+  const fn = schema ? compileShared(ajv, schema) : null;
   route.cache.set('body', fn);
   return fn;
 }

@@ -1,10 +1,11 @@
 // Check a request's parameters (query string, form body, header parameters) against the endpoint
-// as it is at the pinned release. Schemas are compiled once per route, on its first request.
+// as it is at the pinned release. Schemas are compiled on a route's first request, once per distinct
+// schema (releases that take the same parameters share the compiled function).
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { existsAt, lifecycleFacts } from '../catalogue/lifecycle.js';
 import type { Constraint, Parameter } from '../catalogue/model.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
-import { parameterSchema } from '../catalogue/validators.js';
+import { compileShared, parameterSchema } from '../catalogue/validators.js';
 import { GatewayError } from './errors.js';
 
 /** An endpoint or websocket method as the validator sees it at the pin. */
@@ -61,7 +62,7 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
   const known = new Map<string, Parameter[]>();
   for (const p of t.knownParameters) known.set(keyOf(p), [...(known.get(keyOf(p)) ?? []), p]);
   const compiled = {
-    validate: ajv.compile({ type: 'object', properties }), byName, known, jsonLists, repeated,
+    validate: compileShared(ajv, { type: 'object', properties }), byName, known, jsonLists, repeated,
     lists: [...new Set([...jsonLists, ...repeated])],
     headerParams: t.knownParameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
     release: t.view.release ? ` at ${t.view.release.id}` : '',

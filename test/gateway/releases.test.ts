@@ -148,4 +148,23 @@ test('200 requests across both releases answer as two single-release gateways do
   assert.is(compared, 200);
 });
 
+test('releases share what does not change between them: endpoint states, compiled validators', async () => {
+  const state = both.gateway.state();
+  const [early, late] = ['3.5.1', '3.12.0'].map((id) => state.byId.get(id)!);
+  const at = (s: typeof early, key: string) => s.views[0].endpoints.find((e) => e.endpoint.key === key)!;
+  // GET /sapi/v1/algo/spot/subOrders is the same at both releases; GET /api/v3/account gained omitZeroBalances in 3.8.1.
+  const SUB_ORDERS = 'GET /sapi/v1/algo/spot/subOrders';
+  assert.ok(at(early, SUB_ORDERS) === at(late, SUB_ORDERS), 'an unchanged endpoint is one object');
+  assert.ok(at(early, 'GET /api/v3/account') !== at(late, 'GET /api/v3/account'), 'a changed one is not');
+  // Its parameters are checked (and refused: algoId is missing) with one compiled validator for both releases.
+  for (const id of ['3.5.1', '3.12.0']) {
+    const a = await ask(`${both.url}/@${id}/sapi/v1/algo/spot/subOrders?timestamp=1&signature=x`, { headers: KEY });
+    assert.is(a.status, 400, a.body);
+    assert.match(a.body, /algoId/);
+  }
+  const validator = (s: typeof early) => (s.program.table.served.get(SUB_ORDERS)!.cache.get('params') as { validate: unknown }).validate;
+  assert.ok(validator(early) !== undefined && validator(early) === validator(late), 'identical schemas compile once');
+  assert.ok(early.program.paramAjv === late.program.paramAjv, 'one ajv for every release');
+});
+
 test.run();
