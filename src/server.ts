@@ -17,12 +17,12 @@ import { CatalogueError, formatProblem } from './catalogue/problems.js';
 import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
-import { createGateway, select, type Gateway, type Hook, type Served } from './gateway/app.js';
+import { createGateway, select, type Gateway, type GatewayState, type Hook, type Served } from './gateway/app.js';
 import type { ReloadOutcome } from './gateway/admin.js';
 import type { Metrics } from './gateway/metrics.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
-import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
+import type { AfterReload, WebsocketGateway, WebsocketOptions, WebsocketStats } from './gateway/websocket/index.js';
 import { createLogger, type Logger } from './log.js';
 import { tuneHeapForServing } from './heap-tuning.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
@@ -36,7 +36,7 @@ export interface RunningGateway {
   server: Server;
   gateway: Gateway;
   /** Websocket upgrades (/ws, /stream, /ws-api/v3) and their relays. */
-  websockets: WebsocketGateway;
+  websockets: Omit<WebsocketGateway, 'afterReload'>;
   views: ReleaseView[];
   /** False until listening, and again once draining began: /_gateway/ready answers 503 then. */
   ready(): boolean;
@@ -95,23 +95,43 @@ function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; obse
 }
 
 /** The websocket side's numbers, read at scrape time. */
-function websocketMetrics(metrics: Metrics, websockets: WebsocketGateway): void {
+function websocketMetrics(metrics: Metrics, websockets: Websockets): void {
   metrics.addGauge('gateway_websocket_open', 'Websocket connections relaying now.', () => websockets.stats().open);
   metrics.addGauge('gateway_websocket_connecting', 'Websocket connections waiting for their upstream to open.', () => websockets.stats().connecting);
   metrics.addCounter('gateway_websocket_accepted_total', 'Websocket upgrades accepted.', () => websockets.stats().accepted);
   metrics.addCounter('gateway_websocket_refused_total', 'Websocket upgrades refused (unknown path, bad stream, over a limit).', () => websockets.stats().refused);
   metrics.addCounter('gateway_websocket_slow_clients_total', 'Websocket clients closed for leaving too many bytes unread.', () => websockets.stats().slowClients);
+  metrics.addCounter('gateway_websocket_reload_closed_total', 'Websocket connections closed after a reload took away their stream, websocket API or release (--reload-closes-websockets).', () => websockets.stats().reloadClosed);
+}
+
+/** The websocket side of the gateway, across reloads. */
+interface Websockets extends Omit<WebsocketGateway, 'afterReload'> {
+  /** After a swap: check the open connections of older programs against `state`; close the gone ones if `close`. */
+  afterReload(state: GatewayState, close: boolean): AfterReload;
 }
 
 /**
  * The websocket side, loaded on the first upgrade (the ws package and the relay cost start-up time
  * a REST-only client never needs). Each served release gets its own websocket gateway, made on the
  * first upgrade that asks for it (the /@<id>/ prefix or X-Gateway-Release, as for HTTP); a reload
- * brings new ones for new upgrades while open connections keep running on theirs.
+ * brings new ones for new upgrades while open connections keep running on theirs. An older one is
+ * let go once nothing is open on it (its counts are kept).
  */
-function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) => WebsocketOptions, logger: Logger): WebsocketGateway {
+function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) => WebsocketOptions, logger: Logger): Websockets {
   let module: Promise<typeof import('./gateway/websocket/index.js')> | undefined;
   const made = new Map<Served, WebsocketGateway>();
+  const retired: WebsocketStats = { open: 0, connecting: 0, accepted: 0, refused: 0, slowClients: 0, reloadClosed: 0 };
+  const add = (into: WebsocketStats, from: WebsocketStats) => { for (const k of Object.keys(into) as (keyof WebsocketStats)[]) into[k] += from[k]; };
+  /** Drop the websocket gateways of replaced programs that have nothing open any more. */
+  const prune = () => {
+    const current = gateway.state().served;
+    for (const [served, w] of made) {
+      const s = w.stats();
+      if (current.includes(served) || s.open || s.connecting) continue;
+      add(retired, s);
+      made.delete(served);
+    }
+  };
   const forServed = (m: typeof import('./gateway/websocket/index.js'), served: Served) => {
     let w = made.get(served);
     if (!w) made.set(served, (w = m.createWebsocketGateway(optionsFor(served))));
@@ -135,9 +155,21 @@ function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) => Websoc
       void (module ??= import('./gateway/websocket/index.js')).then((m) => forServed(m, gateway.state().default).refuse(socket, e));
     },
     stats: () => {
-      const sum = { open: 0, connecting: 0, accepted: 0, refused: 0, slowClients: 0 };
-      for (const w of made.values()) for (const [k, v] of Object.entries(w.stats())) sum[k as keyof typeof sum] += v;
+      const sum = { ...retired };
+      for (const w of made.values()) add(sum, w.stats());
       return sum;
+    },
+    afterReload(state, close) {
+      const out = { gone: 0, closed: 0 };
+      for (const [served, w] of made) {
+        if (state.served.includes(served)) continue;
+        const next = served.id === undefined ? state.default : state.byId.get(served.id);
+        const r = w.afterReload(next?.views, close);
+        out.gone += r.gone;
+        out.closed += r.closed;
+      }
+      prune();
+      return out;
     },
     close: async () => { await Promise.all([...made.values()].map((w) => w.close())); },
   };
@@ -192,6 +224,14 @@ async function describeReload(before: Catalogue, after: Catalogue, pinned: Pinne
     parts.push(`${s.id} ${releases.join(',')}: ${what || 'no change'}`);
   }
   return parts.join('; ') || 'no change';
+}
+
+/** One line after a reload that took away what open websockets relay: how many were closed, or kept. */
+function reportWebsockets(r: AfterReload, close: boolean, logger: Logger): void {
+  if (!r.gone) return;
+  const what = 'whose stream, websocket API or release is no longer served';
+  if (close) logger.info(`reload closed ${r.closed} websocket connection(s) ${what} (1001, --reload-closes-websockets)`);
+  else logger.info(`reload kept ${r.gone} open websocket connection(s) ${what}: they run on the previous program until they end (--reload-closes-websockets closes them)`);
 }
 
 /** REST upstream per service: service.yaml's default, overridden by "<service>" or "<service>.rest". */
@@ -263,6 +303,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       catalogue = next.catalogue;
       lastReload = { ok: true, trigger, at, ms: Math.round(performance.now() - t0), summary, hash: next.hash };
       logger.info(`reloaded (${trigger}) in ${lastReload.ms} ms: ${summary}`);
+      websocketsAfterReload(cfg.reloadClosesWebsockets);
     } catch (e) {
       const problems = e instanceof CatalogueError ? e.problems.map(formatProblem) : [(e as Error).message];
       lastReload = { ok: false, trigger, at, ms: Math.round(performance.now() - t0), summary: `refused; still serving catalogue ${gateway.state().hash}`, problems };
@@ -271,6 +312,14 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     reloads[lastReload.ok ? 'applied' : 'refused']++;
     opts.onReload?.(lastReload);
     return lastReload;
+  }
+  /** Open websockets against the program just swapped in; a fault here must not undo the reload's report. */
+  function websocketsAfterReload(close: boolean): void {
+    try {
+      reportWebsockets(websockets.afterReload(gateway.state(), close), close, logger);
+    } catch (e) {
+      logger.error(`websockets after reload: ${(e as Error)?.stack ?? String(e)}`);
+    }
   }
   // Connection bounds: headers must arrive promptly, a whole request within the deadline (the
   // adapter answers 408 then; node's own check is the backstop), idle keep-alive sockets close, and

@@ -94,7 +94,7 @@ export interface RelayEnd {
   clientReason: string;
   upstreamCode: number;
   /** Why the gateway closed the connection itself, if it did. */
-  cause?: 'slow-client' | 'slow-upstream' | 'shutdown';
+  cause?: 'slow-client' | 'slow-upstream' | 'shutdown' | 'gone';
   framesUp: number;
   framesDown: number;
 }
@@ -295,6 +295,19 @@ export class Relay {
     this.client.terminate();
     this.upstream.terminate();
     await this.done;
+  }
+
+  /**
+   * Close both sides because the gateway no longer serves what this connection relays (a reload
+   * removed its stream): the client gets 1001 and `reason`. False if it was closing already.
+   */
+  closeGone(reason: string): boolean {
+    if (this.cause || this.client.readyState !== WebSocket.OPEN) return false;
+    this.cause = 'gone';
+    this.client.close(1001, shortReason(reason));
+    if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'client closed by the gateway');
+    this.releaseClient(); // a held client could not read its close frame
+    return true;
   }
 
   /** After each write to the client: more than the limit waiting means the client is too slow. */

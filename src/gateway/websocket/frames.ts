@@ -33,18 +33,24 @@ function parseObject(data: Buffer): Record<string, unknown> | null {
 /**
  * A client frame on a stream connection. SUBSCRIBE / UNSUBSCRIBE name streams: each is checked like
  * a name in the URL. Everything else (LIST_SUBSCRIPTIONS, SET_PROPERTY, text the gateway cannot
- * parse, ...) is the upstream's to answer and is forwarded.
+ * parse, ...) is the upstream's to answer and is forwarded. `forwarded` learns the names of a
+ * SUBSCRIBE / UNSUBSCRIBE that passed (the connection's streams, checked again after a reload).
  */
-export function checkStreamFrame(matcher: StreamMatcher, data: Buffer): Verdict {
+export function checkStreamFrame(matcher: StreamMatcher, data: Buffer, forwarded?: (method: 'SUBSCRIBE' | 'UNSUBSCRIBE', names: string[]) => void): Verdict {
   const req = parseObject(data);
   if (!req || (req.method !== 'SUBSCRIBE' && req.method !== 'UNSUBSCRIBE') || !Array.isArray(req.params)) return undefined;
   const refusals: string[] = [];
+  const names: string[] = [];
   for (const name of req.params) {
     if (typeof name !== 'string') continue; // the upstream answers type errors itself
     const c = matcher.check(name);
     if (!c.ok) refusals.push(c.reason);
+    else names.push(name);
   }
-  if (!refusals.length) return undefined;
+  if (!refusals.length) {
+    forwarded?.(req.method, names);
+    return undefined;
+  }
   const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more invalid stream name${refusals.length > 2 ? 's' : ''})` : '';
   // The stream server's own code for an invalid request, from service.yaml (errors.codes.streamInvalid).
   const codes = matcher.view.service.errors.codes;

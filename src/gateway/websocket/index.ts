@@ -16,6 +16,7 @@ import type { Logger } from '../../log.js';
 import { connectUpstream, Relay, UpstreamConnectError, type Inspect } from '../../upstream/ws-relay.js';
 import { upstreamBase } from '../../upstream/upstream-base.js';
 import { envelope, GatewayError } from '../errors.js';
+import { goneChecker, type OpenSubject } from './after-reload.js';
 import { checkStreamFrame, WsApiChecker } from './frames.js';
 import { requestTarget, routeOf, upstreamUrl, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
@@ -53,6 +54,16 @@ export interface WebsocketStats {
   refused: number;
   /** Connections the gateway closed because the client read too slowly. */
   slowClients: number;
+  /** Connections closed after a reload because what they relayed is no longer served. */
+  reloadClosed: number;
+}
+
+/** Open connections whose stream, websocket API or release a reload took away. */
+export interface AfterReload {
+  /** Connections relaying something the new program does not serve. */
+  gone: number;
+  /** Of those, closed (1001, the reason naming the stream and the release). */
+  closed: number;
 }
 
 export interface WebsocketGateway {
@@ -61,6 +72,12 @@ export interface WebsocketGateway {
   stats(): WebsocketStats;
   /** Answer an upgrade with `e` (an HTTP refusal in the service's envelope) and close the socket. */
   refuse(socket: Duplex, e: GatewayError): void;
+  /**
+   * A reload swapped in a new program: check every open connection of this (older) program against
+   * `next`, the views now serving its release (undefined: that release is no longer served), and
+   * close the ones whose subject is gone when `close` is set; the others keep running.
+   */
+  afterReload(next: ReleaseView[] | undefined, close: boolean): AfterReload;
   /** Refuse new upgrades, close every connection (terminating laggards), resolve when all are gone. */
   close(): Promise<void>;
 }
@@ -70,7 +87,15 @@ interface Admitted {
   svc: ServiceWs;
   base: string;
   inspect: Inspect;
+  /** What the connection relays, kept up to date by its SUBSCRIBE / UNSUBSCRIBE frames. */
+  subject: OpenSubject;
 }
+
+/**
+ * Stream names remembered per connection for the check after a reload: a bound on memory (a client
+ * may subscribe without end), not the upstream's own limit. Names past it are not checked.
+ */
+const MAX_TRACKED_NAMES = 1024;
 
 /** Per-service state: its matcher and websocket-API checker, built once. */
 interface ServiceWs {
@@ -105,8 +130,8 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const pendingUpstream = new WeakMap<IncomingMessage, WebSocket>();
   const releaseOf = new WeakMap<IncomingMessage, string | undefined>();
   const connecting = new Set<{ socket: Duplex; upstream: WebSocket }>();
-  const relays = new Set<Relay>();
-  const counts = { accepted: 0, refused: 0, slowClients: 0 };
+  const relays = new Map<Relay, OpenSubject>();
+  const counts = { accepted: 0, refused: 0, slowClients: 0, reloadClosed: 0 };
   let closing = false;
 
   function refuse(socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined): void {
@@ -139,7 +164,15 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
           logger.info(`ws stream ${c.stream.name}${svc.release ? ` at ${svc.release}` : ''}: ${lifecycleFacts(c.stream, svc.view.service.releases, svc.view.at)} (served)`);
         }
       }
-      return { svc, base: svc.streams.base, inspect: (data) => checkStreamFrame(matcher, data) };
+      const names = new Set(route.names.slice(0, MAX_TRACKED_NAMES));
+      const subject: OpenSubject = { kind: 'streams', service: svc.view.service.id, release: svc.release, names };
+      const track = (method: 'SUBSCRIBE' | 'UNSUBSCRIBE', list: string[]) => {
+        for (const n of list) {
+          if (method === 'UNSUBSCRIBE') names.delete(n);
+          else if (names.size < MAX_TRACKED_NAMES) names.add(n);
+        }
+      };
+      return { svc, base: svc.streams.base, inspect: (data) => checkStreamFrame(matcher, data, track), subject };
     }
     const svc = wsApiService;
     if (!svc?.wsApi) throw new GatewayError('notFound', 'No websocket API upstream in this gateway\'s catalogue.');
@@ -156,7 +189,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         logger.info(`ws-api ${checker.facts(method)} (served)`);
       }
     });
-    return { svc, base: svc.wsApi.base, inspect };
+    return { svc, base: svc.wsApi.base, inspect, subject: { kind: 'wsApi', service: view.service.id, release: svc.release, names: new Set() } };
   }
 
   /**
@@ -193,7 +226,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
 
   /** Connect the upstream, then accept the client and relay. */
   function dial(req: IncomingMessage, socket: Duplex, head: Buffer, route: WsRoute, admitted: Admitted, target: string, protocols: string[]): void {
-    const { svc, base, inspect } = admitted;
+    const { svc, base, inspect, subject } = admitted;
     const label = describe(route);
     let conn: ReturnType<typeof connectUpstream>;
     try {
@@ -255,7 +288,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
             logger.debug(`ws ${label} closed: client ${end.clientCode}, upstream ${end.upstreamCode}, ${end.framesUp} frames up, ${end.framesDown} down, ${Date.now() - started} ms`);
           },
         });
-        relays.add(relay);
+        relays.set(relay, subject);
       });
     };
     const refused = (e: UpstreamConnectError) => {
@@ -282,6 +315,19 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     upgrade,
     refuse: (socket, e) => refuseError(socket, e, undefined),
     stats: () => ({ open: relays.size, connecting: connecting.size, ...counts }),
+    afterReload(next, close) {
+      const out = { gone: 0, closed: 0 };
+      if (!relays.size) return out;
+      const gone = goneChecker(next);
+      for (const [relay, subject] of relays) {
+        const reason = gone(subject);
+        if (reason === undefined) continue;
+        out.gone++;
+        if (close && relay.closeGone(reason)) out.closed++;
+      }
+      counts.reloadClosed += out.closed;
+      return out;
+    },
     async close() {
       closing = true;
       for (const c of connecting) {
@@ -289,7 +335,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         c.socket.destroy();
       }
       connecting.clear();
-      await Promise.all([...relays].map((r) => r.shutdown(graceMs)));
+      await Promise.all([...relays.keys()].map((r) => r.shutdown(graceMs)));
       wss.close();
     },
   };
