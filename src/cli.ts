@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     const running = await startGateway(config, {
       reread: () => readConfig(argv),
       // A worker reloaded by a request tells the primary, which reloads the other workers.
-      onReload: (r) => { if (cluster.isWorker && r.ok && r.trigger === 'POST /_gateway/reload') process.send?.({ reloadOthers: true }); },
+      onReload: (r) => { if (cluster.isWorker && r.ok && r.trigger.startsWith('POST /_gateway/reload')) process.send?.({ reloadOthers: true }); },
     });
     process.on('SIGHUP', () => { void running.reload('SIGHUP'); });
     if (cluster.isWorker) {

@@ -269,7 +269,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
       hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...limits.hooks, ...security.sign],
       corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
-      maxInflightPerRoute: cfg.routeConcurrency, hash,
+      maxInflightPerRoute: cfg.routeConcurrency, hash, adminTokens: security.adminTokens,
     };
   };
   let lastReload: ReloadOutcome | undefined;
@@ -278,7 +278,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     pinned, plugins: opts.plugins ?? builders!.plugins, timeoutMs: config.timeoutMs, logger,
     maxPipelined: config.maxPipelined, upstreamConnections: config.upstreamConnections,
     ...programOptions(config, catalogue, initialSecurity, loaded.hash),
-    ready: () => ready, reload: () => reload('POST /_gateway/reload'), lastReload: () => lastReload,
+    ready: () => ready, reload, lastReload: () => lastReload,
   });
   const views = pinned.default.views;
 

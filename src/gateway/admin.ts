@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import { isIP } from 'node:net';
 import type { ReleaseView } from '../catalogue/resolve.js';
+import { bearerToken, findToken, type TokenEntry } from './client-auth/tokens.js';
 import type { GatewayState, ReloadOutcome, Served } from './state.js';
 
 export type { ReloadOutcome };
@@ -16,8 +17,10 @@ export interface AdminDeps {
   state: () => GatewayState;
   metrics: Metrics;
   ready: () => boolean;
-  /** POST /_gateway/reload (loopback clients only). */
-  reload?: () => Promise<ReloadOutcome>;
+  /** POST /_gateway/reload: loopback clients, or a client token with the admin right; `trigger` names which. */
+  reload?: (trigger: string) => Promise<ReloadOutcome>;
+  /** Client tokens admin actions are checked against (signing mode's tokens file; else none). */
+  adminTokens?: () => readonly TokenEntry[];
   lastReload?: () => ReloadOutcome | undefined;
 }
 
@@ -42,7 +45,7 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
-    if (path === '/_gateway/reload' && deps.reload) return reloadRoute(deps.reload, req, res, own);
+    if (path === '/_gateway/reload' && deps.reload) return reloadRoute(deps.reload, deps.adminTokens?.() ?? [], req, res, own);
     for (const [k, v] of Object.entries(own)) res.setHeader(k, v);
     loadKoa().then((handle) => handle(req, res)).catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
@@ -64,17 +67,37 @@ function health(deps: AdminDeps) {
   };
 }
 
-/** POST /_gateway/reload: loopback clients only (an operator on the machine); 200 applied, 422 refused (the last good program keeps serving). */
-function reloadRoute(reload: () => Promise<ReloadOutcome>, req: IncomingMessage, res: ServerResponse, own: Record<string, string>): void {
+/**
+ * POST /_gateway/reload: an operator on the machine (loopback), or, in signing mode, a client whose
+ * token holds the admin right; 200 applied, 422 refused (the last good program keeps serving).
+ */
+function reloadRoute(reload: (trigger: string) => Promise<ReloadOutcome>, tokens: readonly TokenEntry[], req: IncomingMessage, res: ServerResponse, own: Record<string, string>): void {
   const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { ...own, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
     res.end(text);
   };
   if (req.method !== 'POST') return send(405, { error: `${req.method} not allowed on /_gateway/reload; use POST` }, { allow: 'POST' });
-  if (!isLoopback(req.socket.remoteAddress)) return send(403, { error: 'reload is allowed from loopback clients only (or send SIGHUP to the process)' });
+  let trigger = 'POST /_gateway/reload';
+  if (!isLoopback(req.socket.remoteAddress)) {
+    const refusal = adminRefusal(tokens, req.headers.authorization);
+    if (typeof refusal !== 'string') return send(refusal.status, { error: refusal.error }, refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="gateway"' } : {});
+    trigger += ` (token "${refusal}")`;
+  }
   req.resume(); // a body, if any, is not read
-  reload().then((r) => send(r.ok ? 200 : 422, r), (e: unknown) => send(500, { error: (e as Error).message }));
+  reload(trigger).then((r) => send(r.ok ? 200 : 422, r), (e: unknown) => send(500, { error: (e as Error).message }));
+}
+
+/** The name of the admin token an Authorization header carries, or why it does not do. Never echoes the token. */
+function adminRefusal(tokens: readonly TokenEntry[], authorization: string | undefined): string | { status: 401 | 403; error: string } {
+  const how = 'reload is allowed from loopback clients, or with a client token holding the admin right (signing mode), or by SIGHUP to the process';
+  if (!tokens.length) return { status: 403, error: `${how}; this gateway is not in signing mode with a tokens file` };
+  const token = bearerToken(authorization);
+  if (token === undefined) return { status: 401, error: `${how}: send Authorization: Bearer <token>` };
+  const entry = token === null ? undefined : findToken(tokens, token);
+  if (!entry) return { status: 401, error: `${how}: ${token === null ? 'Authorization must be "Bearer <token>"' : 'unknown client token'}` };
+  if (!entry.rights.has('admin')) return { status: 403, error: `${how}: client token "${entry.name}" does not hold the admin right` };
+  return entry.name;
 }
 
 const isLoopback = (a: string | undefined) => !!a && (a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.') || (isIP(a) === 0 && a === 'localhost'));

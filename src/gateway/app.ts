@@ -9,6 +9,7 @@ import type { PluginRegistry } from '../builders/plugin.js';
 import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
 import { adminHandler } from './admin.js';
+import type { TokenEntry } from './client-auth/tokens.js';
 import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
 import { Metrics } from './metrics.js';
 import { ownHeaders } from './own-headers.js';
@@ -36,8 +37,10 @@ export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' |
   hash: string;
   /** Readiness: false while loading or draining. */
   ready: () => boolean;
-  /** Asked for by POST /_gateway/reload. */
-  reload?: () => Promise<ReloadOutcome>;
+  /** Asked for by POST /_gateway/reload; `trigger` says by whom. */
+  reload?: (trigger: string) => Promise<ReloadOutcome>;
+  /** Client tokens an admin action (POST /_gateway/reload from off the machine) is checked against. */
+  adminTokens?: TokenEntry[];
   lastReload?: () => ReloadOutcome | undefined;
 }
 
@@ -74,7 +77,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   const adapter = createHttpAdapter({
     select: (req) => select(state, req),
-    admin: adminHandler({ state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload }),
+    admin: adminHandler({
+      state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, adminTokens: () => state.options.adminTokens ?? [],
+    }),
     adminHeaders: (req) => ownHeaders(state.default.program.cors, req.headers.origin, state.default.program.table.fallback, undefined),
     timeoutMs: opts.timeoutMs, maxPipelined: opts.maxPipelined, metrics, logger: opts.logger,
   });

@@ -120,6 +120,11 @@ test('tokens file: YAML and JSON, hashed tokens, allow entries', () => {
   const [j] = readTokensFile(json);
   assert.is(j.digest.toString('hex'), hashLine('abc').slice(7));
   assert.equal([...j.allow[0].methods!], ['GET', 'POST']);
+  assert.equal([...j.rights], [], 'no rights unless given');
+  // A token for admin actions alone (reload) needs no allow-list.
+  const [ops] = parseTokens({ tokens: [{ name: 'ops', hash: hashLine('ops'), rights: ['admin'] }] });
+  assert.equal([...ops.rights], ['admin']);
+  assert.equal(ops.allow, []);
 });
 
 test('tokens file problems: named by position and name, hash values never echoed', () => {
@@ -134,6 +139,9 @@ test('tokens file problems: named by position and name, hash values never echoed
   assert.match(failure(() => parseTokens({ tokens: [{ ...ok, allow: [{ module: 'trade', methods: ['FETCH'] }] }] }, 'T')), /unknown method "FETCH"/);
   assert.match(failure(() => parseTokens({ tokens: [{ ...ok, allow: [{ module: 'trade', path: '/x' }] }] }, 'T')), /exactly one of module or path/);
   assert.match(failure(() => parseTokens({ tokens: [] }, 'T')), /empty/);
+  assert.match(failure(() => parseTokens({ tokens: [{ ...ok, rights: ['root'] }] }, 'T')), /tokens\[0\] \("a"\): rights: unknown right "root"; valid: admin/);
+  assert.match(failure(() => parseTokens({ tokens: [{ ...ok, rights: 'admin' }] }, 'T')), /rights must be a list/);
+  assert.match(failure(() => parseTokens({ tokens: [{ name: 'a', hash: hashLine('a') }] }, 'T')), /allow must be a non-empty list/);
   const bad = join(dir, 'bad-tokens.yaml');
   writeFileSync(bad, `tokens:\n  - name: a\n    hash: "${plain}\n  - [unclosed`);
   assert.match(failure(() => readTokensFile(bad), plain), /^GATEWAY_TOKENS_FILE: the tokens file is neither valid YAML nor JSON$/);

@@ -2,11 +2,10 @@
 // hashed tokens of GATEWAY_TOKENS_FILE and their allow-lists. Runs first among the proxy hooks,
 // before validation, so a refused request never reaches the upstream. The Authorization header
 // is never forwarded.
-import { timingSafeEqual } from 'node:crypto';
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { GatewayError } from '../errors.js';
 import type { Route } from '../route-table.js';
-import { sha256, type TokenEntry } from './tokens.js';
+import { bearerToken, findToken, type TokenEntry } from './tokens.js';
 
 export interface ClientAuthOptions {
   tokens: TokenEntry[];
@@ -14,7 +13,6 @@ export interface ClientAuthOptions {
   services: ReadonlySet<string>;
 }
 
-const BEARER = /^Bearer +([\x21-\x7e]{1,512}) *$/i;
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="gateway"' };
 
 export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
@@ -22,25 +20,16 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
   // Allow-list decisions per token and endpoint: the route set is finite, so this stays small.
   const decided = new Map<TokenEntry, Map<Route, boolean>>(tokens.map((t) => [t, new Map()]));
 
-  /** Constant time in the token: every entry is compared, none short-circuits. */
-  function find(token: string): TokenEntry | undefined {
-    const digest = sha256(token);
-    let found: TokenEntry | undefined;
-    for (const t of tokens) if (timingSafeEqual(t.digest, digest)) found = t;
-    return found;
-  }
-
   return {
     admit(state) {
       if (!opts.services.has(state.route.view.service.id)) return;
       state.drop.add('authorization');
-      const auth = state.headers.authorization;
-      if (typeof auth !== 'string' || !auth) {
+      const token = bearerToken(state.headers.authorization);
+      if (token === undefined) {
         throw new GatewayError('unauthorized', 'Client token required: send Authorization: Bearer <token>.', CHALLENGE);
       }
-      const m = BEARER.exec(auth);
-      if (!m) throw new GatewayError('unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
-      const entry = find(m[1]);
+      if (token === null) throw new GatewayError('unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
+      const entry = findToken(tokens, token);
       if (!entry) {
         throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }

@@ -6,6 +6,8 @@
 //     - name: dashboard                 # shown in logs and 403 answers (never the token)
 //       hash: sha256:9f86d081884c7d65…  # 64 hex digits
 //       methods: [GET]                  # optional: only these methods, for every allow entry
+//       rights: [admin]                 # optional: admin actions (POST /_gateway/reload from off
+//                                       # the machine, in signing mode); allow may then be left out
 //       allow:
 //         - GET /api/v3/*               # "[METHOD[,METHOD…]|*] /path/pattern": * one segment, ** any depth
 //         - '* /sapi/v1/margin/**'
@@ -13,12 +15,15 @@
 //           methods: [GET, POST]        # optional, per entry
 //         - path: /api/v3/order
 //           methods: [DELETE]
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../../usage-error.js';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/** Rights a token may hold besides its allow-list: `admin` may reload the gateway over HTTP from off the machine. */
+export const RIGHTS = ['admin'] as const;
+export type Right = (typeof RIGHTS)[number];
 
 export interface AllowEntry {
   /** null: any method. */
@@ -37,6 +42,7 @@ export interface TokenEntry {
   digest: Buffer;
   methods: Set<string> | null;
   allow: AllowEntry[];
+  rights: ReadonlySet<Right>;
 }
 
 export const sha256 = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -46,6 +52,22 @@ export const hashLine = (token: string): string => `sha256:${sha256(token).toStr
 
 /** A new random token: "gwt_" + 43 base64url characters (256 bits). */
 export const newToken = (): string => `gwt_${randomBytes(32).toString('base64url')}`;
+
+const BEARER = /^Bearer +([\x21-\x7e]{1,512}) *$/i;
+
+/** The token of an Authorization header: undefined when there is none, null when it is not "Bearer <token>". */
+export function bearerToken(header: string | undefined): string | null | undefined {
+  if (typeof header !== 'string' || !header) return undefined;
+  return BEARER.exec(header)?.[1] ?? null;
+}
+
+/** The entry of a token, in constant time in the token: every entry is compared, none short-circuits. */
+export function findToken(tokens: readonly TokenEntry[], token: string): TokenEntry | undefined {
+  const digest = sha256(token);
+  let found: TokenEntry | undefined;
+  for (const t of tokens) if (timingSafeEqual(t.digest, digest)) found = t;
+  return found;
+}
 
 /** Read and check a tokens file; `source` names the setting in messages (e.g. GATEWAY_TOKENS_FILE). */
 export function readTokensFile(path: string, source = 'GATEWAY_TOKENS_FILE'): TokenEntry[] {
@@ -76,8 +98,8 @@ export function parseTokens(data: unknown, source = 'tokens'): TokenEntry[] {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${at} must be a mapping with name, hash and allow`);
     const t = raw as Record<string, unknown>;
     for (const k of Object.keys(t)) {
-      if (!['name', 'hash', 'methods', 'allow', 'note'].includes(k)) {
-        throw new UsageError(`${at}: unknown key "${k}"; valid: name, hash, methods, allow, note${k === 'token' ? ' (store the hash, never the token: npm run keygen -- --token)' : ''}`);
+      if (!['name', 'hash', 'methods', 'allow', 'rights', 'note'].includes(k)) {
+        throw new UsageError(`${at}: unknown key "${k}"; valid: name, hash, methods, allow, rights, note${k === 'token' ? ' (store the hash, never the token: npm run keygen -- --token)' : ''}`);
       }
     }
     if (typeof t.name !== 'string' || !/^[\w.@:-]{1,64}$/.test(t.name)) throw new UsageError(`${at}: name must be 1-64 letters, digits or . _ - @ :`);
@@ -89,12 +111,16 @@ export function parseTokens(data: unknown, source = 'tokens'): TokenEntry[] {
     const hex = m[1].toLowerCase();
     if (digests.has(hex)) throw new UsageError(`${label}: the same hash appears twice`);
     digests.add(hex);
-    if (!Array.isArray(t.allow) || !t.allow.length) throw new UsageError(`${label}: allow must be a non-empty list of endpoint patterns or modules`);
+    const rights = rightSet(t.rights, `${label}: rights`);
+    // A token for admin actions alone needs no endpoint.
+    const allow = t.allow === undefined && rights.size ? [] : t.allow;
+    if (!Array.isArray(allow) || (!allow.length && !rights.size)) throw new UsageError(`${label}: allow must be a non-empty list of endpoint patterns or modules`);
     return {
       name: t.name,
       digest: Buffer.from(hex, 'hex'),
       methods: methodSet(t.methods, `${label}: methods`),
-      allow: t.allow.map((a, j) => allowEntry(a, `${label}: allow[${j}]`)),
+      allow: allow.map((a, j) => allowEntry(a, `${label}: allow[${j}]`)),
+      rights,
     };
   });
 }
@@ -119,6 +145,17 @@ function allowEntry(a: unknown, at: string): AllowEntry {
   }
   if (typeof o.path !== 'string' || !o.path.startsWith('/')) throw new UsageError(`${at}: path must start with /`);
   return { methods, path: pathPattern(o.path, at), text: `${mtext}${o.path}` };
+}
+
+function rightSet(v: unknown, at: string): Set<Right> {
+  if (v === undefined || v === null) return new Set();
+  if (!Array.isArray(v)) throw new UsageError(`${at} must be a list; valid rights: ${RIGHTS.join(', ')}`);
+  const out = new Set<Right>();
+  for (const x of v) {
+    if (!(RIGHTS as readonly unknown[]).includes(x)) throw new UsageError(`${at}: unknown right "${String(x).slice(0, 32)}"; valid: ${RIGHTS.join(', ')}`);
+    out.add(x as Right);
+  }
+  return out;
 }
 
 function methodSet(v: unknown, at: string): Set<string> | null {

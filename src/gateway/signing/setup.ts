@@ -7,7 +7,7 @@ import { loadSigner } from '../../upstream/signing/keys.js';
 import type { SigningSettings } from '../../upstream/signing/settings.js';
 import { UsageError } from '../../usage-error.js';
 import { clientAuthHook, unknownModules } from '../client-auth/hook.js';
-import { readTokensFile } from '../client-auth/tokens.js';
+import { readTokensFile, type TokenEntry } from '../client-auth/tokens.js';
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { signingHook } from './hook.js';
 
@@ -24,10 +24,15 @@ export interface SecurityHooks {
   sign: ProxyHook[];
   /** Services the gateway acts for with its own credentials (signing mode): guarded against browsers. */
   credentialed: Set<string>;
+  /**
+   * The client tokens admin actions are checked against: those of the tokens file in signing mode
+   * (where tokens are what keeps the network out), none otherwise. A token needs the admin right.
+   */
+  adminTokens: TokenEntry[];
 }
 
 export function securityHooks(config: SecurityConfig, views: ReleaseView[], logger: Logger): SecurityHooks {
-  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set() };
+  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [] };
   const notes: (() => void)[] = [];
   const { signing, tokensFile } = config;
   if (signing && !tokensFile && !isLoopback(config.host)) {
@@ -52,6 +57,9 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     const services = new Set(proxied.map((v) => v.service.id));
     out.authenticate.push(clientAuthHook({ tokens, services }));
     notes.push(() => logger.info(`client authentication: ${tokens.length} token(s) for ${[...services].join(', ')}`));
+    const admins = tokens.filter((t) => t.rights.has('admin')).map((t) => `"${t.name}"`);
+    if (signing) out.adminTokens = tokens;
+    else if (admins.length) notes.push(() => logger.warn(`tokens file: ${admins.join(', ')} hold the admin right, which counts in signing mode only; POST /_gateway/reload stays loopback-only`));
   } else if (signing) {
     notes.push(() => logger.warn(`signing mode without client tokens: anyone who can reach ${config.host} acts with the exchange account (set GATEWAY_TOKENS_FILE)`));
   }
