@@ -35,9 +35,13 @@ class ReleaseRoute implements Route {
   }
 
   get params(): ParamTarget {
-    const { endpoint: at, view } = this;
-    return (this.target ??= {
-      label: at.endpoint.key, view, parameters: at.parameters, knownParameters: at.knownParameters, constraints: at.endpoint.constraints, cache: this.cache,
+    return this.target ?? this.makeTarget();
+  }
+
+  private makeTarget(): ParamTarget {
+    const at = this.endpoint;
+    return (this.target = {
+      label: at.endpoint.key, view: this.view, parameters: at.parameters, knownParameters: at.knownParameters, constraints: at.endpoint.constraints, cache: this.cache,
     });
   }
 }
