@@ -51,6 +51,7 @@ const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const procs = {
   bare: await start('proxy/bare-forwarder.js', [upstreamUrl]),
   bareDispatch: await start('proxy/bare-dispatch-forwarder.js', [upstreamUrl]),
+  bareHeaders: await start('proxy/bare-forwarder.js', [upstreamUrl, '--gateway-headers']),
   // Without the exchange's rate limits: the rounds send far more than its weight per minute (bench/rate-limit.ts measures them).
   gateway: await start('proxy/gateway-forwarder.js', [upstreamUrl, '--rate-limit', 'off']),
   // Every release of the catalogue in one process (issue 14): requests take the default, 3.12.0.
@@ -59,8 +60,8 @@ const procs = {
 type Name = keyof typeof procs;
 const names = Object.keys(procs) as Name[];
 for (const n of names) await drive(procs[n].port, 3000); // warm up JIT and pools
-const cpu: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [], gatewayAll: [] };
-const rps: Record<Name, number[]> = { bare: [], bareDispatch: [], gateway: [], gatewayAll: [] };
+const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
+const rps = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
 for (let i = 0; i < ROUNDS; i++) {
   // Interleave so drift in machine load hits all alike; ratios are taken within a round.
   const r = {} as Record<Name, { cpuUs: number; rps: number }>;
@@ -79,6 +80,7 @@ console.log(`bare node:http + undici dispatch() forwarder: ${median(cpu.bareDisp
 console.log(`gateway (route, lifecycle, validation, proxy): ${median(cpu.gateway).toFixed(1)} µs, ${median(rps.gateway).toFixed(0)} req/s`);
 console.log(`ratio gateway/bare request(): ${median(ratios('bare')).toFixed(3)} (median of per-round ratios)`);
 console.log(`ratio gateway/bare dispatch(): ${median(ratios('bareDispatch')).toFixed(3)} (median of per-round ratios)`);
+console.log(`ratio gateway/(bare request() + the gateway's headers, ${median(cpu.bareHeaders).toFixed(1)} µs): ${median(ratios('bareHeaders')).toFixed(3)} (the gateway's stages apart from the headers it must add)`);
 console.log(`gateway --release all (44 programs): ${median(cpu.gatewayAll).toFixed(1)} µs; ratio to the single-release gateway: ${median(ratios('gateway', 'gatewayAll')).toFixed(3)}`);
 console.log(`RSS after the run: single release ${(await memoryOf(procs.gateway.child)).toFixed(0)} MiB, every release ${(await memoryOf(procs.gatewayAll.child)).toFixed(0)} MiB`);
 for (const p of [...Object.values(procs), upstream]) p.child.kill();
