@@ -1,5 +1,5 @@
 // Resolve a service at one release: what is alive, deprecated, removed or not yet added there.
-import { aliveAt, currentAt, existsAt, statusAt, type Status } from './lifecycle.js';
+import { aliveAt, currentAt, statusAt, type Status } from './lifecycle.js';
 import type { Catalogue, Endpoint, EnumValue, Parameter, Release, SecurityScheme, Service, Stream, WsMethod } from './model.js';
 
 export interface EndpointAt {
@@ -48,14 +48,31 @@ export function resolveService(service: Service, releaseId?: string): ReleaseVie
     at = service.releases.findIndex((r) => r.id === releaseId);
     if (at < 0) throw new UnknownReleaseError(service, releaseId);
   }
-  at = Math.max(at, 0);
-  const endpoints = service.endpoints.map((e) => endpointAt(service, e, at));
+  return resolveServiceAt(service, Math.max(at, 0));
+}
+
+/**
+ * Resolve a service at the release with position `at` (0 for a service without releases). Callers
+ * that already hold positions (the diff walks hundreds of them) skip the lookup by id.
+ */
+export function resolveServiceAt(service: Service, at: number): ReleaseView {
+  let byEndpoint = interned.get(service);
+  if (!byEndpoint) interned.set(service, (byEndpoint = new Map()));
+  const endpoints: EndpointAt[] = [];
+  const served: EndpointAt[] = [];
+  // Indexed loops here: a cold `npm run diff` resolves hundreds of services in the interpreter,
+  // where closures and for-of iterator results per item cost.
+  for (let i = 0; i < service.endpoints.length; i++) {
+    const v = endpointAt(service, byEndpoint, service.endpoints[i], at);
+    endpoints.push(v);
+    if (v.status === 'alive' || v.status === 'deprecated') served.push(v);
+  }
   return {
     service,
     release: service.versioned ? service.releases[at] : null,
     at,
     endpoints,
-    served: endpoints.filter((e) => e.status === 'alive' || e.status === 'deprecated'),
+    served,
     streams: aliveAt(service.streams, at),
     wsMethods: aliveAt(service.wsMethods, at),
     enumValues: (name) => aliveAt(service.enums[name]?.values ?? [], at),
@@ -71,34 +88,83 @@ export function resolveService(service: Service, releaseId?: string): ReleaseVie
  */
 const interned = new WeakMap<Service, Map<Endpoint, EndpointAt[]>>();
 
-function endpointAt(service: Service, e: Endpoint, at: number): EndpointAt {
-  let byEndpoint = interned.get(service);
-  if (!byEndpoint) interned.set(service, (byEndpoint = new Map()));
+function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointAt[]>, e: Endpoint, at: number): EndpointAt {
   let states = byEndpoint.get(e);
   if (!states) byEndpoint.set(e, (states = []));
   const status = statusAt(e.span, at);
   const security = currentAt(e.security, at)?.scheme ?? 'NONE';
-  const signedKnown = states.find((s) => (s.security === 'SIGNED') === (security === 'SIGNED'))?.knownParameters;
-  const knownParameters = signedKnown ?? knownParametersOf(service, e, security === 'SIGNED');
-  const parameters = knownParameters.filter((p) => existsAt(p.span, at));
-  const same = states.find((s) => s.status === status && s.security === security && sameItems(s.parameters, parameters));
-  if (same) return same;
+  const signed = security === 'SIGNED';
+  let knownParameters: Parameter[] | undefined;
+  for (let i = 0; i < states.length && !knownParameters; i++) if ((states[i].security === 'SIGNED') === signed) knownParameters = states[i].knownParameters;
+  knownParameters ??= knownParametersOf(service, e, signed);
+  const parameters = aliveAt(knownParameters, at);
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i];
+    if (s.status === status && s.security === security && sameItems(s.parameters, parameters)) return s;
+  }
   const out = { endpoint: e, status, security, parameters, knownParameters };
   states.push(out);
   return out;
 }
 
-function knownParametersOf(service: Service, e: Endpoint, isSigned: boolean): Parameter[] {
-  const common = service.commonParameters.filter((p) => !p.pathPrefix || e.path.startsWith(p.pathPrefix));
-  const signed = isSigned ? service.signedParameters : [];
-  const own = new Set(e.parameters.map((p) => p.name));
-  // An endpoint's own definition of a parameter wins over the service-wide one, a SIGNED one's
-  // signing parameters over the optional copies service.yaml accepts on its path (signedParametersAccepted).
-  const signedNames = new Set(signed.map((p) => p.name));
-  return [...e.parameters, ...[...common.filter((p) => !signedNames.has(p.name)), ...signed].filter((p) => !own.has(p.name))];
+/**
+ * The endpoint's own parameters, then the service's common ones on its path, then (SIGNED) the
+ * signing ones. An endpoint's own definition of a parameter wins over the service-wide one, a
+ * SIGNED one's signing parameters over the optional copies service.yaml accepts on its path
+ * (signedParametersAccepted).
+ */
+function knownParametersOf(service: Service, e: Endpoint, signed: boolean): Parameter[] {
+  const wide = serviceWide(service);
+  const own = e.parameters;
+  // Few endpoints redefine a service-wide parameter: only those are searched name by name.
+  let clash = false;
+  for (let i = 0; i < own.length && !clash; i++) clash = wide.names.has(own[i].name);
+  const out = own.slice();
+  const common = signed ? wide.unsignedCommon : service.commonParameters;
+  for (let i = 0; i < common.length; i++) {
+    const p = common[i];
+    if ((!p.pathPrefix || e.path.startsWith(p.pathPrefix)) && !(clash && named(own, p.name))) out.push(p);
+  }
+  const signing = signed ? service.signedParameters : [];
+  for (let i = 0; i < signing.length; i++) if (!(clash && named(own, signing[i].name))) out.push(signing[i]);
+  return out;
 }
 
-const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+interface ServiceWide {
+  signed: readonly Parameter[];
+  /** Names of the common and the signed parameters. */
+  names: ReadonlySet<string>;
+  /** The common parameters a SIGNED endpoint takes: those without a signed namesake. */
+  unsignedCommon: readonly Parameter[];
+}
+
+/** Per service, keyed by its parameter lists (a narrowed copy of a service shares them). */
+const serviceWideCache = new WeakMap<readonly Parameter[], ServiceWide>();
+
+function serviceWide(service: Service): ServiceWide {
+  let w = serviceWideCache.get(service.commonParameters);
+  if (!w || w.signed !== service.signedParameters) {
+    const signedNames = new Set(service.signedParameters.map((p) => p.name));
+    w = {
+      signed: service.signedParameters,
+      names: new Set([...service.commonParameters.map((p) => p.name), ...signedNames]),
+      unsignedCommon: service.commonParameters.filter((p) => !signedNames.has(p.name)),
+    };
+    serviceWideCache.set(service.commonParameters, w);
+  }
+  return w;
+}
+
+function named(list: readonly Parameter[], name: string): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i].name === name) return true;
+  return false;
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 export class UnknownReleaseError extends Error {
   constructor(
