@@ -1,7 +1,8 @@
 // The neutral diff: compare the surfaces at <from> and <to> and, for each difference, walk the
 // releases in between to name the one where it happened. No severity or wording here (rules.ts).
 import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
-import { resolveService } from '../catalogue/resolve.js';
+import { existsAt } from '../catalogue/lifecycle.js';
+import { resolveService, resolveServiceAt } from '../catalogue/resolve.js';
 export type { Sides } from './surface.js';
 import { diffBody, diffConstraints, diffSchema, diffWeight } from './diff-schema.js';
 import { cmp, compareUsers } from './order.js';
@@ -20,6 +21,10 @@ export class Pinned implements Sides {
   when(): string {
     return this.release;
   }
+
+  whenServed(): string {
+    return this.release;
+  }
 }
 
 /**
@@ -33,7 +38,7 @@ export class Walk implements Sides {
   readonly lo: number;
   readonly hi: number;
   private ends = new Map<number, Surface>();
-  private timelines = new Map<string, Timeline>();
+  private last?: { key: string; timeline: Timeline };
   private entries?: Map<string, Lifecycle[]>;
 
   constructor(
@@ -48,7 +53,7 @@ export class Walk implements Sides {
   private end(at: number): Surface {
     let s = this.ends.get(at);
     if (!s) {
-      s = new Surface(resolveService(this.service, this.service.releases[at].id));
+      s = new Surface(resolveServiceAt(this.service, at));
       this.ends.set(at, s);
     }
     return s;
@@ -66,31 +71,46 @@ export class Walk implements Sides {
    * The release where `state` (of `subject`) last changed on the way from <from> to <to>, named
    * chronologically: upgrading, the start of the final run of equal states; downgrading, the
    * release after the end of the run that <to> starts (where the item was added or removed).
-   * States are compared with ===, so they are primitives.
+   * States are compared with ===, so they are primitives. Only the points up to the change found
+   * are resolved (from the <to> end upgrading, from <from> downgrading).
    */
   when(subject: Subject, state: (s: Surface) => unknown): string {
     const t = this.timeline(subject);
-    const states = t.points.map((at) => state(t.surface(at)));
-    let j: number;
-    if (this.toAt > this.fromAt) {
-      j = states.length - 1;
-      while (j > 0 && states[j - 1] === states[j]) j--;
-    } else {
-      j = 1;
-      while (j < states.length && states[j] === states[0]) j++;
-    }
-    if (j <= 0 || j >= states.length) throw new Error(`internal: no change of state of ${subject.type} ${subject.id} between the two releases`);
-    return this.service.releases[t.points[j]].id;
+    return this.changeAt(subject, t.points, (at) => state(t.surface(at)));
   }
 
+  /**
+   * when(subject, (s) => s.items.has(key)), read from the subject's entries alone: an item is
+   * served where one of its entries exists (lifecycle.ts), so no release needs resolving.
+   */
+  whenServed(subject: Subject): string {
+    const t = this.timeline(subject);
+    return this.changeAt(subject, t.points, (at) => t.exists(at));
+  }
+
+  private changeAt(subject: Subject, points: readonly number[], stateAt: (at: number) => unknown): string {
+    let j: number;
+    if (this.toAt > this.fromAt) {
+      j = points.length - 1;
+      const last = stateAt(points[j]);
+      while (j > 0 && stateAt(points[j - 1]) === last) j--;
+    } else {
+      j = 1;
+      const first = stateAt(points[0]);
+      while (j < points.length && stateAt(points[j]) === first) j++;
+    }
+    if (j <= 0 || j >= points.length) throw new Error(`internal: no change of state of ${subject.type} ${subject.id} between the two releases`);
+    return this.service.releases[points[j]].id;
+  }
+
+  /**
+   * The subject's timeline. Only the last one is kept: diffWalk asks about one subject at a time,
+   * and surfaces that die young cost the garbage collector far less than a thousand kept ones.
+   */
   private timeline(subject: Subject): Timeline {
     const key = subjectKey(subject);
-    let t = this.timelines.get(key);
-    if (!t) {
-      t = new Timeline(this.service, subject, this.entriesOf(key), this.lo, this.hi);
-      this.timelines.set(key, t);
-    }
-    return t;
+    if (this.last?.key !== key) this.last = { key, timeline: new Timeline(this.service, subject, this.entriesOf(key), this.lo, this.hi) };
+    return this.last.timeline;
   }
 
   /** Every catalogue entry of a subject (an endpoint key or a name may have several, one per span). */
@@ -116,7 +136,7 @@ class Timeline {
   private narrowed: Service;
   private surfaces = new Map<number, Surface>();
 
-  constructor(service: Service, subject: Subject, entries: Lifecycle[], lo: number, hi: number) {
+  constructor(service: Service, subject: Subject, private readonly entries: Lifecycle[], lo: number, hi: number) {
     const of = <T>(type: Subject['type']) => (subject.type === type ? entries : []) as T[];
     const endpoints = of<Endpoint>('endpoint');
     const wsMethods = of<WsMethod>('ws-method');
@@ -146,10 +166,15 @@ class Timeline {
     this.points = [lo, ...[...points].sort((a, b) => a - b)];
   }
 
+  /** Whether one of the subject's entries exists at `at` (is served there, for an endpoint, method or stream). */
+  exists(at: number): boolean {
+    return this.entries.some((e) => existsAt(e.span, at));
+  }
+
   surface(at: number): Surface {
     let s = this.surfaces.get(at);
     if (!s) {
-      s = new Surface(resolveService(this.narrowed, this.narrowed.releases[at].id));
+      s = new Surface(resolveServiceAt(this.narrowed, at));
       this.surfaces.set(at, s);
     }
     return s;
@@ -168,7 +193,7 @@ export function diffWalk(walk: Sides): Delta[] {
     const subject = (x ?? y)!.subject;
     const kind = subject.type as Kind;
     if (!x || !y) {
-      const release = walk.when(subject, (s) => s.items.has(key));
+      const release = walk.whenServed(subject);
       const item = (x ?? y)!.item;
       out.push({ kind, type: x ? 'removed' : 'added', subject, release, item, at: item.at, deprecatedFor: x ? deprecatedFor(walk, item, release) : undefined });
       continue;
@@ -233,7 +258,8 @@ function diffParameters(
     if (px.enum && px.enum === py.enum) {
       addUser(users, px.enum, { [subject.type === 'endpoint' ? 'endpoint' : 'wsMethod']: subject.id, name });
     }
-    diffInlineValues(walk, subject, name, px, py, (s) => paramAt(s, name), out);
+    // One entry at both ends has one schema: nothing inline to compare.
+    if (px !== py) diffInlineValues(walk, subject, name, px, py, (s) => paramAt(s, name), out);
   }
 }
 

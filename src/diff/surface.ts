@@ -101,4 +101,6 @@ export interface Sides {
   readonly to: Surface;
   /** The release where `state` of `subject` changed between the two sides; states are primitives. */
   when(subject: Subject, state: (s: Surface) => unknown): string;
+  /** when() of whether the subject is served at all (present in `items`). */
+  whenServed(subject: Subject): string;
 }
