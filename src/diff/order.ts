@@ -7,13 +7,26 @@ export type SubjectRef = Pick<Subject, 'type' | 'id'>;
 const SUBJECT_ORDER: Record<Subject['type'], number> = { endpoint: 0, enum: 1, 'ws-method': 2, stream: 3 };
 
 export function compareSubjects(a: SubjectRef, b: SubjectRef): number {
-  if (a.type !== b.type) return SUBJECT_ORDER[a.type] - SUBJECT_ORDER[b.type];
-  if (a.type === 'endpoint') {
-    const [am, ap] = splitKey(a.id);
-    const [bm, bp] = splitKey(b.id);
-    return cmp(ap, bp) || cmp(am, bm);
-  }
-  return cmp(a.id, b.id);
+  return compareSubjectOrder(subjectOrder(a), subjectOrder(b));
+}
+
+/** A subject's sort key, for sorting many items without splitting endpoint keys per comparison. */
+export interface SubjectOrder {
+  rank: number;
+  /** The endpoint's path, or the name. */
+  first: string;
+  /** The endpoint's method; '' otherwise. */
+  second: string;
+}
+
+export function subjectOrder(s: SubjectRef): SubjectOrder {
+  if (s.type !== 'endpoint') return { rank: SUBJECT_ORDER[s.type], first: s.id, second: '' };
+  const [method, path] = splitKey(s.id);
+  return { rank: SUBJECT_ORDER.endpoint, first: path, second: method };
+}
+
+export function compareSubjectOrder(a: SubjectOrder, b: SubjectOrder): number {
+  return a.rank - b.rank || cmp(a.first, b.first) || cmp(a.second, b.second);
 }
 
 export function compareUsers(a: EnumUser, b: EnumUser): number {

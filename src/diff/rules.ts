@@ -4,7 +4,7 @@
 //   warning:  deprecations (still served, going away)
 //   info:     everything else (additions, relaxations)
 import type { Parameter, SecurityScheme } from '../catalogue/model.js';
-import { cmp, compareSubjects, type SubjectRef } from './order.js';
+import { cmp, compareSubjectOrder, subjectOrder, type SubjectOrder, type SubjectRef } from './order.js';
 import { KINDS, SEVERITIES, type Change, type Delta, type DeltaType, type Kind, type Severity } from './types.js';
 
 /** Policy settings some rules read. */
@@ -108,26 +108,37 @@ export const RULE_IDS: readonly string[] = RULES.map((r) => r.id);
 /** Policy checks, reported next to the change they judge (see Rule.policy). */
 export const POLICY_RULE_IDS: ReadonlySet<string> = new Set(RULES.filter((r) => r.policy).map((r) => r.id));
 
-const matches = (r: Rule, d: Delta, ctx: RuleContext) => r.kind === d.kind && r.type === d.type && (!r.when || r.when(d, ctx));
+/** RULES by kind and type, in RULES order: a delta is only ever matched against its own few. */
+const BY_DELTA = new Map<string, Rule[]>();
+for (const r of RULES) {
+  const k = `${r.kind} ${r.type}`;
+  BY_DELTA.set(k, [...(BY_DELTA.get(k) ?? []), r]);
+}
+const candidates = (d: Delta): readonly Rule[] => BY_DELTA.get(`${d.kind} ${d.type}`) ?? [];
+const holds = (r: Rule, d: Delta, ctx: RuleContext) => !r.when || r.when(d, ctx);
 
 export function ruleFor(d: Delta, ctx: RuleContext = DEFAULT_CONTEXT): Rule {
-  const rule = RULES.find((r) => !r.policy && matches(r, d, ctx));
+  const rule = candidates(d).find((r) => !r.policy && holds(r, d, ctx));
   if (!rule) throw new Error(`internal: no rule for a ${d.type} ${d.kind}`);
   return rule;
 }
 
 /** The delta's own rule, then every policy rule it also breaks. */
 export function rulesFor(d: Delta, ctx: RuleContext = DEFAULT_CONTEXT): Rule[] {
-  return [ruleFor(d, ctx), ...RULES.filter((r) => r.policy && matches(r, d, ctx))];
+  return [ruleFor(d, ctx), ...candidates(d).filter((r) => r.policy && holds(r, d, ctx))];
 }
 
 /** Classify neutral deltas into changes, in the one deterministic order every format uses. */
 export function classify(deltas: readonly Delta[], ctx: RuleContext = DEFAULT_CONTEXT): Change[] {
-  return deltas
-    .flatMap((d) => rulesFor(d, ctx).map((rule) => toChange(d, rule)))
-    .map((c) => ({ c, s: subjectOf(c), k: KINDS.indexOf(c.kind) }))
-    .sort((a, b) => a.k - b.k || compareSubjects(a.s, b.s) || compareRest(a.c, b.c))
-    .map((x) => x.c);
+  const keyed: { c: Change; k: number; s: SubjectOrder }[] = [];
+  for (const d of deltas) {
+    for (const rule of rulesFor(d, ctx)) {
+      const c = toChange(d, rule);
+      keyed.push({ c, k: KINDS.indexOf(c.kind), s: subjectOrder(subjectOf(c)) });
+    }
+  }
+  // Sort keys computed once per change, not once per comparison.
+  return keyed.sort((a, b) => a.k - b.k || compareSubjectOrder(a.s, b.s) || compareRest(a.c, b.c)).map((x) => x.c);
 }
 
 function toChange(d: Delta, rule: Rule): Change {
