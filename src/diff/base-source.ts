@@ -2,7 +2,7 @@
 // used as it is; anything else is a git revision of the repository holding the working catalogue,
 // whose catalogue folder (same path inside the repository) is extracted with `git archive` into a
 // temporary folder. The working tree and index are never touched.
-import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -17,8 +17,12 @@ export interface BaseSource {
   dispose(): void;
 }
 
+// node:child_process (and the stream modules it pulls in) is loaded on use: only --base needs it,
+// and loading it costs every cold `npm run diff` a few milliseconds.
+const childProcess = () => createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+
 function git(cwd: string, args: string[], input?: Buffer): { status: number | null; stdout: Buffer; stderr: string } {
-  const r = spawnSync('git', args, { cwd, input, maxBuffer: 512 * 1024 * 1024 });
+  const r = childProcess().spawnSync('git', args, { cwd, input, maxBuffer: 512 * 1024 * 1024 });
   if (r.error) throw new UsageError(`--base: cannot run git: ${r.error.message}`);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString().trim() };
 }
@@ -40,7 +44,7 @@ export function openBase(spec: string, workingDir: string): BaseSource {
   if (archive.status !== 0) throw new UsageError(`--base "${spec}": no catalogue folder ${prefix || '.'} at that revision (${archive.stderr})`);
   const dir = mkdtempSync(join(tmpdir(), 'catalogue-base-'));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
-  const tar = spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout, maxBuffer: 64 * 1024 * 1024 });
+  const tar = childProcess().spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout, maxBuffer: 64 * 1024 * 1024 });
   if (tar.status !== 0) {
     dispose();
     throw new UsageError(`--base "${spec}": cannot extract the catalogue: ${tar.error?.message ?? tar.stderr.toString().trim()}`);
