@@ -81,11 +81,13 @@ export class Walk implements Sides {
 
   /**
    * when(subject, (s) => s.items.has(key)), read from the subject's entries alone: an item is
-   * served where one of its entries exists (lifecycle.ts), so no release needs resolving.
+   * served where one of its entries exists (lifecycle.ts), which changes only where an entry starts
+   * or ends, so no release needs resolving.
    */
   whenServed(subject: Subject): string {
-    const t = this.timeline(subject);
-    return this.changeAt(subject, t.points, (at) => t.exists(at));
+    const entries = this.entriesOf(subjectKey(subject));
+    const exists = (at: number) => entries.some((e) => existsAt(e.span, at));
+    return this.changeAt(subject, changePoints([entries], this.lo, this.hi), exists);
   }
 
   private changeAt(subject: Subject, points: readonly number[], stateAt: (at: number) => unknown): string {
@@ -136,39 +138,17 @@ class Timeline {
   private narrowed: Service;
   private surfaces = new Map<number, Surface>();
 
-  constructor(service: Service, subject: Subject, private readonly entries: Lifecycle[], lo: number, hi: number) {
+  constructor(service: Service, subject: Subject, entries: Lifecycle[], lo: number, hi: number) {
     const of = <T>(type: Subject['type']) => (subject.type === type ? entries : []) as T[];
     const endpoints = of<Endpoint>('endpoint');
     const wsMethods = of<WsMethod>('ws-method');
     const streams = of<Stream>('stream');
     this.narrowed = { ...service, endpoints, wsMethods, streams };
-    const points = new Set<number>();
-    const hit = (at: number | null) => {
-      if (at !== null && at > lo && at <= hi) points.add(at);
-    };
-    const add = (items: readonly Lifecycle[]) => {
-      for (const { span } of items) {
-        hit(span.added);
-        hit(span.deprecated);
-        hit(span.removed);
-      }
-    };
-    add(entries);
-    for (const e of [...endpoints, ...wsMethods]) {
-      add(e.security);
-      add(e.parameters);
-    }
-    if (endpoints.length) {
-      add(service.commonParameters);
-      add(service.signedParameters);
-    }
-    if (subject.type === 'enum') add(service.enums[subject.id]?.values ?? []);
-    this.points = [lo, ...[...points].sort((a, b) => a - b)];
-  }
-
-  /** Whether one of the subject's entries exists at `at` (is served there, for an endpoint, method or stream). */
-  exists(at: number): boolean {
-    return this.entries.some((e) => existsAt(e.span, at));
+    const lists: (readonly Lifecycle[])[] = [entries];
+    for (const e of [...endpoints, ...wsMethods]) lists.push(e.security, e.parameters);
+    if (endpoints.length) lists.push(service.commonParameters, service.signedParameters);
+    if (subject.type === 'enum') lists.push(service.enums[subject.id]?.values ?? []);
+    this.points = changePoints(lists, lo, hi);
   }
 
   surface(at: number): Surface {
@@ -179,6 +159,22 @@ class Timeline {
     }
     return s;
   }
+}
+
+/** lo, then every release in (lo, hi] where one of the items starts, is deprecated or ends, in order. */
+function changePoints(lists: readonly (readonly Lifecycle[])[], lo: number, hi: number): number[] {
+  const points = new Set<number>();
+  const hit = (at: number | null) => {
+    if (at !== null && at > lo && at <= hi) points.add(at);
+  };
+  for (const items of lists) {
+    for (const { span } of items) {
+      hit(span.added);
+      hit(span.deprecated);
+      hit(span.removed);
+    }
+  }
+  return [lo, ...[...points].sort((a, b) => a - b)];
 }
 
 /** Every difference between the two sides' surfaces. */

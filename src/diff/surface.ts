@@ -55,18 +55,12 @@ export class Surface {
     const signedSet = new Set(service.signedParameters);
     for (const e of this.view.served) {
       const subject: Subject = { type: 'endpoint', id: e.endpoint.key };
-      out.set(subjectKey(subject), {
-        subject, item: e.endpoint, deprecated: e.status === 'deprecated', security: e.security,
-        parameters: byName(e.parameters), signed: signedSet,
-      });
+      out.set(subjectKey(subject), new WithParameters(subject, e.endpoint, e.status === 'deprecated', e.security, e.parameters, signedSet));
     }
     for (const m of this.view.wsMethods) {
       const subject: Subject = { type: 'ws-method', id: m.name };
-      out.set(subjectKey(subject), {
-        subject, item: m, deprecated: this.status(m) === 'deprecated',
-        security: currentAt(m.security, this.view.at)?.scheme ?? 'NONE',
-        parameters: byName(aliveAt(m.parameters, this.view.at)),
-      });
+      const security = currentAt(m.security, this.view.at)?.scheme ?? 'NONE';
+      out.set(subjectKey(subject), new WithParameters(subject, m, this.status(m) === 'deprecated', security, aliveAt(m.parameters, this.view.at)));
     }
     for (const s of this.view.streams) {
       const subject: Subject = { type: 'stream', id: s.name };
@@ -76,12 +70,35 @@ export class Surface {
   }
 }
 
+/**
+ * An endpoint or websocket method. Its parameters are mapped by name on first use: only the items
+ * served at both ends have their parameters compared, and most of a long range's items are not.
+ */
+class WithParameters implements SurfaceItem {
+  private byName?: Map<string, Parameter>;
+
+  constructor(
+    readonly subject: Subject,
+    readonly item: Lifecycle,
+    readonly deprecated: boolean,
+    readonly security: SecurityScheme,
+    private readonly list: readonly Parameter[],
+    readonly signed?: ReadonlySet<Parameter>,
+  ) {}
+
+  get parameters(): Map<string, Parameter> {
+    return (this.byName ??= byName(this.list));
+  }
+}
+
 export function subjectKey(s: Subject): string {
   return `${s.type}\0${s.id}`;
 }
 
 function byName(params: readonly Parameter[]): Map<string, Parameter> {
-  return new Map(params.map((p) => [p.name, p]));
+  const out = new Map<string, Parameter>();
+  for (const p of params) out.set(p.name, p);
+  return out;
 }
 
 /** Values listed in a parameter's own schema (enum, or items.enum for arrays). */
