@@ -1,7 +1,7 @@
 // The neutral diff: compare the surfaces at <from> and <to> and, for each difference, walk the
 // releases in between to name the one where it happened. No severity or wording here (rules.ts).
 import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
-import { existsAt } from '../catalogue/lifecycle.js';
+import { aliveAt, existsAt } from '../catalogue/lifecycle.js';
 import { resolveService, resolveServiceAt } from '../catalogue/resolve.js';
 export type { Sides } from './surface.js';
 import { diffBody, diffConstraints, diffSchema, diffWeight } from './diff-schema.js';
@@ -28,7 +28,7 @@ export class Pinned implements Sides {
 }
 
 /**
- * The releases from <from> to <to>. The two ends are resolved in full; to date a change, the walk
+ * The releases from <from> to <to>. The two ends are resolved in full (every item served there); to date a change, the walk
  * visits only the releases where the subject's state can change: the added/deprecated/removed
  * releases of its own lifecycle items (its entries, security entries, parameters, the service-wide
  * parameters; an enum's values), resolved over the service narrowed to that subject. Resolution
@@ -50,10 +50,14 @@ export class Walk implements Sides {
     this.hi = Math.max(fromAt, toAt);
   }
 
+  /**
+   * The surface at one end, resolved over the service narrowed to the endpoints that exist there:
+   * the surface holds served endpoints only, so resolving the others would be wasted.
+   */
   private end(at: number): Surface {
     let s = this.ends.get(at);
     if (!s) {
-      s = new Surface(resolveServiceAt(this.service, at));
+      s = new Surface(resolveServiceAt({ ...this.service, endpoints: aliveAt(this.service.endpoints, at) }, at));
       this.ends.set(at, s);
     }
     return s;
