@@ -1,7 +1,7 @@
 // The neutral diff: compare the surfaces at <from> and <to> and, for each difference, walk the
 // releases in between to name the one where it happened. No severity or wording here (rules.ts).
 import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
-import { aliveAt, existsAt } from '../catalogue/lifecycle.js';
+import { existsAt } from '../catalogue/lifecycle.js';
 import { resolveService, resolveServiceAt } from '../catalogue/resolve.js';
 export type { Sides } from './surface.js';
 import { diffBody, diffConstraints, diffSchema, diffWeight } from './diff-schema.js';
@@ -57,7 +57,7 @@ export class Walk implements Sides {
   private end(at: number): Surface {
     let s = this.ends.get(at);
     if (!s) {
-      s = new Surface(resolveServiceAt({ ...this.service, endpoints: aliveAt(this.service.endpoints, at) }, at));
+      s = new Surface(resolveServiceAt({ ...this.service, endpoints: this.service.endpoints.filter((e) => existsAt(e.span, at)) }, at));
       this.ends.set(at, s);
     }
     return s;
