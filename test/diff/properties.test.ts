@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
+import { Walk } from '../../src/diff/diff.js';
 import { diffReleases, POLICY_RULE_IDS, type Change } from '../../src/diff/index.js';
 import { tuple } from './support.js';
 
@@ -71,6 +72,24 @@ test('every change names a release, a message and exactly one place', () => {
     const places = [c.endpoint, c.wsMethod, c.enum, c.kind === 'stream' || c.kind === 'ws-method' ? c.name : undefined].filter((x) => x !== undefined);
     assert.is(places.length, 1, tuple(c));
   }
+});
+
+test('an item that comes or goes is dated by its entries alone as by resolving the releases in between', () => {
+  // whenServed is when(subject, "is it served") read off the entries' spans; both must agree.
+  let n = 0;
+  for (let j = 1; j < ids.length; j++) {
+    for (const [from, to] of [[0, j], [j, 0], [j - 1, j]]) {
+      const walk = new Walk(exchange, from, to);
+      const a = walk.from.items;
+      const b = walk.to.items;
+      for (const [key, item] of [...a, ...b]) {
+        if (a.has(key) && b.has(key)) continue;
+        assert.is(walk.whenServed(item.subject), walk.when(item.subject, (s) => s.items.has(key)), `${ids[from]} → ${ids[to]}: ${key}`);
+        n++;
+      }
+    }
+  }
+  assert.ok(n > 1000, `${n} items compared`);
 });
 
 test.run();
