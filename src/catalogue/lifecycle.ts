@@ -1,5 +1,7 @@
 // The one place that decides whether an item exists at a release. Every kind of item
 // (endpoint, parameter, enum value, stream, websocket method, security requirement) goes through it.
+// The list helpers use indexed loops: a cold `npm run diff` runs them thousands of times in the
+// interpreter, where a for-of allocates an iterator result per step.
 import type { Lifecycle, Release, Span } from './model.js';
 
 export type Status = 'not-yet' | 'alive' | 'deprecated' | 'removed';
@@ -21,13 +23,13 @@ export function existsAt(span: Span, at: number): boolean {
 /** Items of a list that exist at a release. */
 export function aliveAt<T extends Lifecycle>(items: readonly T[], at: number): T[] {
   const out: T[] = [];
-  for (const i of items) if (existsAt(i.span, at)) out.push(i);
+  for (let i = 0; i < items.length; i++) if (existsAt(items[i].span, at)) out.push(items[i]);
   return out;
 }
 
 /** The one item of a lifecycle list (e.g. security entries) in force at a release, if any. */
 export function currentAt<T extends Lifecycle>(items: readonly T[], at: number): T | undefined {
-  for (const i of items) if (existsAt(i.span, at)) return i;
+  for (let i = 0; i < items.length; i++) if (existsAt(items[i].span, at)) return items[i];
   return undefined;
 }
 

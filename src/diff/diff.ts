@@ -167,18 +167,36 @@ class Timeline {
 
 /** lo, then every release in (lo, hi] where one of the items starts, is deprecated or ends, in order. */
 function changePoints(lists: readonly (readonly Lifecycle[])[], lo: number, hi: number): number[] {
-  const points = new Set<number>();
+  const points: number[] = [];
   const hit = (at: number | null) => {
-    if (at !== null && at > lo && at <= hi) points.add(at);
+    if (at !== null && at > lo && at <= hi) points.push(at);
   };
-  for (const items of lists) {
-    for (const { span } of items) {
+  for (let l = 0; l < lists.length; l++) {
+    const items = lists[l];
+    for (let i = 0; i < items.length; i++) {
+      const { span } = items[i];
       hit(span.added);
       hit(span.deprecated);
       hit(span.removed);
     }
   }
-  return [lo, ...[...points].sort((a, b) => a - b)];
+  points.sort((a, b) => a - b);
+  const out = [lo];
+  for (let i = 0; i < points.length; i++) if (points[i] !== out[out.length - 1]) out.push(points[i]);
+  return out;
+}
+
+/**
+ * The keys of a, then those of b that a lacks (a Set union's order). Indexed loops over it, here and
+ * below: the diff runs cold, in the interpreter, where a for-of allocates an iterator result per step.
+ */
+function unionKeys(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): string[] {
+  const out: string[] = [];
+  a.forEach((_, k) => out.push(k));
+  b.forEach((_, k) => {
+    if (!a.has(k)) out.push(k);
+  });
+  return out;
 }
 
 /** Every difference between the two sides' surfaces. */
@@ -187,7 +205,9 @@ export function diffWalk(walk: Sides): Delta[] {
   const b = walk.to.items;
   const out: Delta[] = [];
   const users = new Map<string, EnumUser[]>();
-  for (const key of new Set([...a.keys(), ...b.keys()])) {
+  const keys = unionKeys(a, b);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const x = a.get(key);
     const y = b.get(key);
     const subject = (x ?? y)!.subject;
@@ -230,7 +250,9 @@ function diffParameters(
 ): void {
   const { subject } = x;
   const paramAt = (s: Surface, name: string): Parameter | undefined => s.items.get(key)?.parameters?.get(name);
-  for (const name of new Set([...x.parameters!.keys(), ...y.parameters!.keys()])) {
+  const names = unionKeys(x.parameters!, y.parameters!);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
     const px = x.parameters!.get(name);
     const py = y.parameters!.get(name);
     if (!px || !py) {

@@ -21,8 +21,8 @@ export interface SubjectOrder {
 
 export function subjectOrder(s: SubjectRef): SubjectOrder {
   if (s.type !== 'endpoint') return { rank: SUBJECT_ORDER[s.type], first: s.id, second: '' };
-  const [method, path] = splitKey(s.id);
-  return { rank: SUBJECT_ORDER.endpoint, first: path, second: method };
+  const space = s.id.indexOf(' '); // "METHOD /path"
+  return { rank: SUBJECT_ORDER.endpoint, first: s.id.slice(space + 1), second: s.id.slice(0, space) };
 }
 
 export function compareSubjectOrder(a: SubjectOrder, b: SubjectOrder): number {
@@ -37,11 +37,6 @@ function userSubject(u: EnumUser): SubjectRef {
   if (u.endpoint !== undefined) return { type: 'endpoint', id: u.endpoint };
   if (u.wsMethod !== undefined) return { type: 'ws-method', id: u.wsMethod };
   return { type: 'stream', id: u.stream! };
-}
-
-function splitKey(key: string): [string, string] {
-  const i = key.indexOf(' ');
-  return [key.slice(0, i), key.slice(i + 1)];
 }
 
 /** Code-unit order: stable across machines and locales. */

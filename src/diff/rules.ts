@@ -131,9 +131,10 @@ export function rulesFor(d: Delta, ctx: RuleContext = DEFAULT_CONTEXT): Rule[] {
 /** Classify neutral deltas into changes, in the one deterministic order every format uses. */
 export function classify(deltas: readonly Delta[], ctx: RuleContext = DEFAULT_CONTEXT): Change[] {
   const keyed: { c: Change; k: number; s: SubjectOrder }[] = [];
-  for (const d of deltas) {
-    for (const rule of rulesFor(d, ctx)) {
-      const c = toChange(d, rule);
+  for (let i = 0; i < deltas.length; i++) {
+    const rules = rulesFor(deltas[i], ctx);
+    for (let j = 0; j < rules.length; j++) {
+      const c = toChange(deltas[i], rules[j]);
       keyed.push({ c, k: KINDS.indexOf(c.kind), s: subjectOrder(subjectOf(c)) });
     }
   }

@@ -53,16 +53,21 @@ export class Surface {
     const { service } = this.view;
     const out = new Map<string, SurfaceItem>();
     const signedSet = new Set(service.signedParameters);
-    for (const e of this.view.served) {
+    // Indexed loops: built hundreds of times by a cold diff, where a for-of allocates per step.
+    const { served, wsMethods, streams } = this.view;
+    for (let i = 0; i < served.length; i++) {
+      const e = served[i];
       const subject: Subject = { type: 'endpoint', id: e.endpoint.key };
       out.set(subjectKey(subject), new WithParameters(subject, e.endpoint, e.status === 'deprecated', e.security, e.parameters, signedSet));
     }
-    for (const m of this.view.wsMethods) {
+    for (let i = 0; i < wsMethods.length; i++) {
+      const m = wsMethods[i];
       const subject: Subject = { type: 'ws-method', id: m.name };
       const security = currentAt(m.security, this.view.at)?.scheme ?? 'NONE';
       out.set(subjectKey(subject), new WithParameters(subject, m, this.status(m) === 'deprecated', security, aliveAt(m.parameters, this.view.at)));
     }
-    for (const s of this.view.streams) {
+    for (let i = 0; i < streams.length; i++) {
+      const s = streams[i];
       const subject: Subject = { type: 'stream', id: s.name };
       out.set(subjectKey(subject), { subject, item: s, deprecated: this.status(s) === 'deprecated' });
     }
@@ -97,7 +102,7 @@ export function subjectKey(s: Subject): string {
 
 function byName(params: readonly Parameter[]): Map<string, Parameter> {
   const out = new Map<string, Parameter>();
-  for (const p of params) out.set(p.name, p);
+  for (let i = 0; i < params.length; i++) out.set(params[i].name, params[i]);
   return out;
 }
 
