@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
 import type { BuilderPool } from './builders/pool/pool.js';
@@ -20,6 +20,9 @@ import type { GatewayConfig } from './config.js';
 import { createGateway, select, type Gateway, type GatewayState, type Hook, type Served } from './gateway/app.js';
 import type { ReloadOutcome } from './gateway/admin.js';
 import type { Metrics } from './gateway/metrics.js';
+import { connectionOpened } from './gateway/access-record.js';
+import { refuseOnSocket } from './gateway/raw-answer.js';
+import { assignIdentity } from './gateway/request-id.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { AfterReload, WebsocketGateway, WebsocketOptions, WebsocketStats } from './gateway/websocket/index.js';
@@ -56,17 +59,6 @@ export interface StartOptions {
   reread?: () => GatewayConfig;
   /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
   onReload?: (outcome: ReloadOutcome) => void;
-}
-
-/**
- * Write a last answer and close. The socket is destroyed once the answer is flushed (or after a
- * second): an http server keeps half-open sockets, and a client that never closes its side would
- * otherwise hold the descriptor for good.
- */
-function refuseSocket(socket: Duplex, text: string): void {
-  socket.end(text);
-  socket.once('finish', () => socket.destroy());
-  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 /**
@@ -144,15 +136,15 @@ function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) => Websoc
         const state = gateway.state();
         const chosen = select(state, req);
         // A release not served is refused by the default release's websocket gateway, like any refusal.
-        if ('error' in chosen) return forServed(m, chosen.served).refuse(socket, chosen.error);
+        if ('error' in chosen) return forServed(m, chosen.served).refuse(req, socket, chosen.error);
         forServed(m, chosen.served).upgrade(req, socket, head);
       }).catch((e: unknown) => {
         logger.error(`websocket upgrade failed: ${(e as Error)?.stack ?? String(e)}`);
         socket.destroy();
       });
     },
-    refuse(socket, e) {
-      void (module ??= import('./gateway/websocket/index.js')).then((m) => forServed(m, gateway.state().default).refuse(socket, e));
+    refuse(req, socket, e) {
+      void (module ??= import('./gateway/websocket/index.js')).then((m) => forServed(m, gateway.state().default).refuse(req, socket, e));
     },
     stats: () => {
       const sum = { ...retired };
@@ -331,24 +323,26 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // Not server.maxConnections: on Node 20 a connection it drops stops the server's header and
   // request timeouts for every other connection. Counting here refuses the excess with a 503 instead.
   let open = 0;
+  const recording = { logger, metrics: gateway.metrics };
   server.on('connection', (socket) => {
-    if (open >= config.maxConnections) {
-      return refuseSocket(socket, 'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n');
-    }
+    connectionOpened(socket);
+    if (open >= config.maxConnections) return void refuseOnSocket(recording, socket, 503, ['Retry-After: 1']);
     open++;
     socket.once('close', () => open--);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Malformed HTTP, header timeouts, resets: answer 400/408/431 when the socket can still take it; never crash.
     if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
+    if ((socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage?.headersSent) return void socket.destroy(); // an answer is under way: no second one
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    refuseSocket(socket, `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    refuseOnSocket(recording, socket as Socket, status);
   });
   const websockets = lazyWebsockets(gateway, (served) => ({
-    views: served.views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger,
+    views: served.views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger, metrics: gateway.metrics,
     maxBufferedBytes: config.wsMaxBuffered, maxHoldMs: config.wsMaxHoldMs, ...opts.websocket,
   }), logger);
   server.on('upgrade', (req, socket, head) => {
+    assignIdentity(req, performance.now()); // the upgrade's id and arrival, before the websocket module loads
     try {
       websockets.upgrade(req, socket, head);
     } catch (e) {

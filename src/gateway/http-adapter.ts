@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
-import { recordRequest } from './access-record.js';
+import { CLIENT_CLOSED, CONNECTION_CUT, markCut, recordRequest, recordUnrouted } from './access-record.js';
 import { ClientGone, GatewayError, render } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
@@ -56,13 +56,20 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   function handler(req: IncomingMessage, res: ServerResponse): void {
     const arrived = performance.now();
     const socket = req.socket as TrackedSocket;
-    if (!socket.writable) return void socket.destroy(); // refused at connect (over --max-connections)
+    if (!socket.writable) {
+      // Refused at connect (over --max-connections: that refusal has its line), or cut after a flood.
+      if (socket[CONN]) {
+        assignIdentity(req);
+        recordUnrouted(o, req, arrived, CONNECTION_CUT);
+      }
+      return void socket.destroy();
+    }
     assignIdentity(req); // before anything can answer: every answer, refusals included, carries the id
     let conn = socket[CONN];
     if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
     if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);
     conn.queue.push([req, res, arrived]);
-    if (conn.queue.length > QUEUE_HARD_LIMIT) return void socket.destroy();
+    if (conn.queue.length > QUEUE_HARD_LIMIT) return cut(conn, socket);
     pause(conn, socket);
   }
 
@@ -144,6 +151,13 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     if (!ex.bodyRead && !req.complete) res.once('finish', () => req.socket.destroySoon());
   }
 
+  /** A flood past the hard limit: drop the connection; each request it queued gets its access line. */
+  function cut(conn: Conn, socket: TrackedSocket): void {
+    for (const [req, , arrived] of conn.queue.splice(0)) recordUnrouted(o, req, arrived, CONNECTION_CUT);
+    markCut(socket);
+    socket.destroy();
+  }
+
   function pause(conn: Conn, socket: TrackedSocket): void {
     if (conn.paused && socket._paused) return; // (node may have resumed it on its own 'drain')
     conn.paused = true;
@@ -156,7 +170,10 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   function next(conn: Conn, socket: TrackedSocket): void {
     while (conn.queue.length && conn.active < o.maxPipelined) {
       const [req, res, arrived] = conn.queue.shift()!;
-      if (socket.destroyed || res.destroyed) continue; // the client left while this request waited: never dispatch it
+      if (socket.destroyed || res.destroyed) { // the client left while this request waited: never dispatch it
+        recordUnrouted(o, req, arrived, CLIENT_CLOSED);
+        continue;
+      }
       start(conn, socket, req, res, arrived);
     }
     if (conn.paused && conn.queue.length === 0 && !socket.destroyed) {

@@ -11,6 +11,8 @@ export interface RequestIdentity {
   traceparent: string;
   /** performance.now() when the upstream dispatch began; set by the pipeline's forward stage. */
   upstreamAt?: number;
+  /** performance.now() on arrival, kept here for answers written outside the adapter (websocket upgrades). */
+  arrived?: number;
 }
 
 const IDENTITY = Symbol('gateway.identity');
@@ -64,14 +66,16 @@ export function newTraceparent(): string {
 
 /**
  * Give the request its identity. The caller puts the id on the answer: the pipeline among its own
- * headers (one writeHead, no setHeader merge on the hot path), other answers with setHeader.
+ * headers (one writeHead, no setHeader merge on the hot path), other answers with setHeader, a
+ * websocket upgrade in its 101 or refusal (which also keeps its `arrived` here).
  */
-export function assignIdentity(req: IncomingMessage): RequestIdentity {
+export function assignIdentity(req: IncomingMessage, arrived?: number): RequestIdentity {
   const given = req.headers['x-request-id'];
   const tp = req.headers.traceparent;
   const identity: RequestIdentity = {
     id: typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId(),
     traceparent: typeof tp === 'string' && validTraceparent(tp) ? tp : newTraceparent(),
+    arrived,
   };
   (req as Identified)[IDENTITY] = identity;
   return identity;
@@ -82,6 +86,11 @@ export function identify(req: IncomingMessage, res: ServerResponse): RequestIden
   const identity = assignIdentity(req);
   res.setHeader('x-request-id', identity.id);
   return identity;
+}
+
+/** The identity of a request node's parser refused before there was a request object: always new. */
+export function newIdentity(): RequestIdentity {
+  return { id: newRequestId(), traceparent: newTraceparent() };
 }
 
 export function identityOf(req: IncomingMessage): RequestIdentity | undefined {

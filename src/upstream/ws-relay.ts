@@ -20,6 +20,8 @@ export interface UpstreamOptions {
   protocols?: string[];
   /** Largest message accepted from the upstream. */
   maxPayload?: number;
+  /** Handshake headers to send (the request id and trace context). */
+  headers?: Record<string, string>;
 }
 
 /** The upstream refused or could not be reached; `status` is its HTTP answer when it gave one. */
@@ -37,7 +39,7 @@ export class UpstreamConnectError extends Error {
 export function connectUpstream(url: string, opts: UpstreamOptions): { socket: WebSocket; opened: Promise<WebSocket> } {
   const socket = new WebSocket(url, opts.protocols ?? [], {
     handshakeTimeout: opts.timeoutMs, perMessageDeflate: false, autoPong: false, maxPayload: opts.maxPayload,
-    followRedirects: false,
+    followRedirects: false, headers: opts.headers,
   });
   // 'close' follows every 'error'; errors after the handshake are the relay's to report as a close.
   socket.on('error', () => {});

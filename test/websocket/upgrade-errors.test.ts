@@ -1,9 +1,10 @@
 // No upgrade request ends the gateway: malformed subprotocols, fragments, odd keys and versions,
 // absolute-form targets, percent escapes, empty stream names, huge headers and clients that hang up
 // mid-handshake are each answered (a 400 in the service's envelope where the gateway answers) or
-// served, never a crash, never a 500, never a stack in the log. Requests are written raw on TCP
-// sockets, as a hostile client would; the gateway runs as the CLI in a child process, so a crash
-// is an exit this test sees rather than the end of the test itself.
+// served, never a crash, never a 500, never a stack in the log. Every upgrade, accepted or refused,
+// carries X-Request-Id and has one access line. Requests are written raw on TCP sockets, as a
+// hostile client would; the gateway runs as the CLI in a child process, so a crash is an exit this
+// test sees rather than the end of the test itself.
 import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
@@ -210,6 +211,60 @@ test('clients hanging up mid-handshake: no stack, no error, no warning in the lo
   assert.not.match(log, /\\n\s+at /, `a stack in the log:\n${log}`); // JSON lines: a stack's newlines are escaped
   assert.not.match(log, /"level":"(warn|error)"/, `a warning or error in the log:\n${log}`);
   await servesNormally();
+});
+
+/** The access lines the gateway wrote since `from` (an offset in its output). */
+function accessSince(from: number): Record<string, unknown>[] {
+  return gw.output().slice(from).split('\n').filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'access');
+}
+
+test('every upgrade, accepted (101) or refused, echoes X-Request-Id and has one access line with its route template', async () => {
+  const listenKey = 'Lk'.repeat(30);
+  const from = gw.output().length;
+  upstream.reset();
+  const cases: [string, string, number, Record<string, unknown>][] = [
+    ['up-raw', '/ws/btcusdt@trade', 101, { route: '/ws/<symbol>@trade', streams: '<symbol>@trade', release: '3.12.0' }],
+    ['up-combined', '/stream?streams=btcusdt@trade/ethusdt@trade/btcusdt@kline_1m&secret=zz9', 101, { route: '/stream', streams: '<symbol>@trade,<symbol>@kline_<interval>' }],
+    ['up-listen-key', `/ws/${listenKey}`, 101, { route: '/ws/<listenKey>' }],
+    ['up-bad-stream', '/ws/BTCUSDT@trade?secret=zz9', 400, { route: '/ws', release: '3.12.0' }],
+    ['up-no-route', '/nosuch?secret=zz9', 404, { route: 'refused:404' }],
+    ['up-fragment', '/ws/btcusdt@trade#zz9', 400, { route: 'refused:400' }],
+    ['up-bad-key', '/ws-api/v3', 400, { route: '/ws-api/v3' }],
+    ['up-release', '/@3.6.0/ws/btcusdt@trade', 400, { route: '/ws' }],
+  ];
+  for (const [id, target, status, want] of cases) {
+    const a = await rawUpgrade(target, { ...(id === 'up-bad-key' ? { key: 'short' } : {}), extra: [`X-Request-Id: ${id}`, 'traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'] });
+    assert.is(a.status, status, `${id}: ${a.head} ${a.body}`);
+    assert.match(a.head, new RegExp(`\\r\\nX-Request-Id: ${id}(\\r\\n|$)`), `${id}: id echoed in ${a.head}`);
+  }
+  // The upstream saw the ids and the trace context of the accepted upgrades.
+  const ups = [await upstream.nextConnection(), await upstream.nextConnection(), await upstream.nextConnection()];
+  assert.equal(ups.map((c) => c.headers['x-request-id']).sort(), ['up-combined', 'up-listen-key', 'up-raw']);
+  assert.ok(ups.every((c) => c.headers.traceparent === '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'));
+  // A client hanging up while the (silent) websocket-API upstream connects: 499 on the route.
+  await new Promise<void>((resolve) => {
+    const s = tcpConnect(port, '127.0.0.1', () => {
+      s.write(`GET /ws-api/v3 HTTP/1.1\r\nHost: x\r\nX-Request-Id: up-gone\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      setTimeout(() => { s.destroy(); resolve(); }, 200);
+    });
+    s.on('error', () => {});
+  });
+  await sleep(300);
+  const lines = accessSince(from);
+  for (const [id, , status, want] of [...cases, ['up-gone', '', 499, { route: '/ws-api/v3' }] as const]) {
+    const mine = lines.filter((l) => l.reqId === id);
+    assert.is(mine.length, 1, `${id}: one access line in ${JSON.stringify(lines)}`);
+    const [l] = mine;
+    assert.is(l.status, status, id);
+    assert.is(l.method, 'GET', id);
+    for (const [k, v] of Object.entries(want)) assert.is(l[k], v, `${id}: ${k} in ${JSON.stringify(l)}`);
+    if (id !== 'up-gone') assert.is(l.traceId, '4bf92f3577b34da6a3ce929d0e0e4736', `${id}: the client's trace`);
+    assert.type(l.ms, 'number', id);
+  }
+  assert.type(lines.find((l) => l.reqId === 'up-raw')!.upstreamMs, 'number', 'an accepted upgrade logs its upstream connect time');
+  const text = gw.output().slice(from);
+  for (const s of ['zz9', 'secret', listenKey, 'btcusdt', 'BTCUSDT']) assert.not.ok(text.includes(s), `"${s}" in the log:\n${text}`);
 });
 
 test.run();

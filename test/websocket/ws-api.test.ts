@@ -131,4 +131,16 @@ test('the client query string reaches the websocket-API upstream unchanged', asy
   c.ws.close();
 });
 
+test('an accepted websocket-API upgrade: X-Request-Id on the 101, one access line (route, 101, release), the id forwarded', async () => {
+  const c = await open(`${wsUrl(await gw('3.9.0'))}/ws-api/v3?returnRateLimits=false`, { headers: { 'X-Request-Id': 'ws-api-101' } });
+  const conn = await upstream.nextConnection();
+  assert.is(c.headers['x-request-id'], 'ws-api-101');
+  assert.is(conn.headers['x-request-id'], 'ws-api-101');
+  const access = logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'access' && r.reqId === 'ws-api-101');
+  assert.is(access.length, 1, logs.join(''));
+  assert.equal({ route: access[0].route, status: access[0].status, release: access[0].release, method: access[0].method }, { route: '/ws-api/v3', status: 101, release: '3.9.0', method: 'GET' });
+  assert.not.ok(logs.join('').includes('returnRateLimits'), 'no query in the log');
+  c.ws.close();
+});
+
 test.run();

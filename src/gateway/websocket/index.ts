@@ -2,9 +2,10 @@
 // upstream → accept the client → relay, with every client frame checked on the way up.
 // The upstream is connected *before* the client is accepted, so an unreachable upstream is an
 // honest HTTP 502 rather than an accepted socket that closes at once. Refusals are HTTP answers
-// written on the socket in the service's error envelope, with X-Gateway-Release.
+// written on the socket in the service's error envelope, with X-Gateway-Release. Every upgrade,
+// accepted (101) or not, carries X-Request-Id and gets one access line, like any request.
 import type { IncomingMessage } from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Service } from '../../catalogue/model.js';
@@ -15,10 +16,14 @@ import { createParamAjv } from '../../catalogue/validators.js';
 import type { Logger } from '../../log.js';
 import { connectUpstream, Relay, UpstreamConnectError, type Inspect } from '../../upstream/ws-relay.js';
 import { upstreamBase } from '../../upstream/upstream-base.js';
+import { CLIENT_CLOSED, CONNECTION_CUT, recordRaw, refusedLabel } from '../access-record.js';
 import { envelope, GatewayError } from '../errors.js';
 import { goneChecker, type OpenSubject } from './after-reload.js';
+import type { Metrics } from '../metrics.js';
+import { writeLastAnswer } from '../raw-answer.js';
+import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.js';
 import { checkStreamFrame, WsApiChecker } from './frames.js';
-import { requestTarget, routeOf, upstreamUrl, type WsRoute } from './routes.js';
+import { COMBINED_PATH, RAW_PATH, requestTarget, routeOf, upstreamUrl, WS_API_PATH, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
 
 export { StreamMatcher } from './stream-names.js';
@@ -35,6 +40,8 @@ export interface WebsocketOptions {
   /** Upstream handshake timeout. */
   timeoutMs: number;
   logger: Logger;
+  /** Where upgrades are recorded (the http_request_duration_seconds histogram). */
+  metrics: Metrics;
   /** Largest client message (default 1 MiB). */
   maxPayload?: number;
   /** Bytes allowed to wait for a slow client before it is closed with 1008 (default 4 MiB). */
@@ -71,7 +78,7 @@ export interface WebsocketGateway {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   stats(): WebsocketStats;
   /** Answer an upgrade with `e` (an HTTP refusal in the service's envelope) and close the socket. */
-  refuse(socket: Duplex, e: GatewayError): void;
+  refuse(req: IncomingMessage, socket: Duplex, e: GatewayError): void;
   /**
    * A reload swapped in a new program: check every open connection of this (older) program against
    * `next`, the views now serving its release (undefined: that release is no longer served), and
@@ -96,6 +103,18 @@ interface Admitted {
  * may subscribe without end), not the upstream's own limit. Names past it are not checked.
  */
 const MAX_TRACKED_NAMES = 1024;
+
+/** One upgrade request from arrival to its 101 or refusal: what its access line needs. */
+interface Attempt {
+  req: IncomingMessage;
+  who: RequestIdentity;
+  route?: WsRoute;
+  /** Stream routes: the catalogue templates the names matched. */
+  templates?: string[];
+  release?: string;
+  upstreamMs?: number;
+  recorded: boolean;
+}
 
 /** Per-service state: its matcher and websocket-API checker, built once. */
 interface ServiceWs {
@@ -125,6 +144,8 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   wss.on('headers', (headers, req) => {
     const release = releaseOf.get(req);
     if (release) headers.push(`X-Gateway-Release: ${release}`);
+    const who = identityOf(req);
+    if (who) headers.push(`X-Request-Id: ${who.id}`);
   });
   wss.on('error', () => {});
   const pendingUpstream = new WeakMap<IncomingMessage, WebSocket>();
@@ -134,36 +155,54 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const counts = { accepted: 0, refused: 0, slowClients: 0, reloadClosed: 0 };
   let closing = false;
 
-  function refuse(socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined): void {
-    counts.refused++;
-    if (socket.destroyed) return;
-    const text = JSON.stringify(body);
-    const head = [
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', 'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(text)}`, ...(release ? [`X-Gateway-Release: ${release}`] : []),
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
-    socket.once('finish', () => socket.destroy());
+  /** The start of an upgrade's record; the socket closing before an answer records it as the client's hang-up. */
+  function attempt(req: IncomingMessage, socket: Duplex): Attempt {
+    const at: Attempt = { req, who: identityOf(req) ?? assignIdentity(req, performance.now()), recorded: false };
+    socket.once('close', () => record(at, CLIENT_CLOSED));
+    return at;
   }
 
-  function refuseError(socket: Duplex, e: GatewayError, svc: ServiceWs | undefined): void {
+  /** The access line of an upgrade, once: route template, status, release, time to the answer. */
+  function record(at: Attempt, status: number, bytes?: number): void {
+    if (at.recorded) return;
+    at.recorded = true;
+    const { route, templates } = at;
+    const streams = route?.kind === 'streams' && templates?.length ? [...new Set(templates)].join(',') : undefined;
+    recordRaw({ logger, metrics: opts.metrics }, at.who, {
+      method: at.req.method, route: accessRoute(route, templates, status), status, release: at.release, arrived: at.who.arrived,
+      upstreamMs: at.upstreamMs, bytes, streams,
+    });
+  }
+
+  function refuse(at: Attempt, socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined): void {
+    counts.refused++;
+    at.release = release;
+    if (socket.destroyed) return record(at, CLIENT_CLOSED);
+    const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`X-Gateway-Release: ${release}`] : [])];
+    record(at, status, writeLastAnswer(socket, status, headers, JSON.stringify(body)));
+  }
+
+  function refuseError(at: Attempt, socket: Duplex, e: GatewayError, svc: ServiceWs | undefined): void {
     const service: Service | undefined = svc?.view.service ?? opts.views[0]?.service;
-    refuse(socket, e.status, envelope(service, e.reason, e.message), svc?.release ?? defaultRelease);
+    refuse(at, socket, e.status, envelope(service, e.reason, e.message), svc?.release ?? defaultRelease);
   }
 
   /** The service and checks of a route, or the GatewayError refusing it. */
-  function admit(route: WsRoute): Admitted {
+  function admit(route: WsRoute, at: Attempt): Admitted {
     if (route.kind === 'streams') {
       const svc = streamsService;
       if (!svc?.streams) throw new GatewayError('notFound', `No websocket streams${svc ? ' upstream' : ''} in this gateway's catalogue.`);
       const { matcher } = svc.streams;
+      const templates: string[] = [];
       for (const name of route.names) {
         const c = matcher.check(name);
         if (!c.ok) throw new GatewayError('invalid', c.reason);
+        templates.push(c.stream.name);
         if (svc.view.status(c.stream) === 'deprecated') {
           logger.info(`ws stream ${c.stream.name}${svc.release ? ` at ${svc.release}` : ''}: ${lifecycleFacts(c.stream, svc.view.service.releases, svc.view.at)} (served)`);
         }
       }
+      at.templates = templates;
       const names = new Set(route.names.slice(0, MAX_TRACKED_NAMES));
       const subject: OpenSubject = { kind: 'streams', service: svc.view.service.id, release: svc.release, names };
       const track = (method: 'SUBSCRIBE' | 'UNSUBSCRIBE', list: string[]) => {
@@ -200,42 +239,47 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A client hanging up is not the gateway's error; 'close' does the clean-up.
     socket.on('error', (e: NodeJS.ErrnoException) => logger.debug(`ws upgrade: client socket ${e.code ?? e.message}`));
-    let route: WsRoute | undefined;
+    const at = attempt(req, socket);
     try {
       if (closing) throw new GatewayError('upstream', 'Gateway shutting down.');
       const target = requestTarget(req.url ?? '/');
-      route = routeOf(target);
-      const admitted = admit(route);
+      at.route = routeOf(target);
+      const admitted = admit(at.route, at);
       const protocols = checkHandshake(req);
-      dial(req, socket, head, route, admitted, target, protocols);
+      dial(at, socket, head, at.route, admitted, target, protocols);
     } catch (e) {
-      refuseThrown(socket, e, route, req.url);
+      refuseThrown(at, socket, e);
     }
   }
 
-  function refuseThrown(socket: Duplex, e: unknown, route: WsRoute | undefined, url: string | undefined): void {
+  function refuseThrown(at: Attempt, socket: Duplex, e: unknown): void {
+    const { route } = at;
     const svc = route?.kind === 'wsApi' ? wsApiService : streamsService ?? wsApiService;
-    const where = route ? describe(route) : (url ?? '').split(/[?#]/)[0].replace(/\/ws\/.*/, '/ws/…');
+    const where = route ? describe(route) : (at.req.url ?? '').split(/[?#]/)[0].replace(/\/ws\/.*/, '/ws/…');
     if (e instanceof GatewayError) {
       logger.debug(`ws upgrade ${where} refused: ${e.status}`);
-      return refuseError(socket, e, svc);
+      return refuseError(at, socket, e, svc);
     }
     logger.error(`ws upgrade ${where} → 500: ${(e as Error)?.stack ?? String(e)}`);
-    refuseError(socket, new GatewayError('unknown', 'internal gateway error'), svc);
+    refuseError(at, socket, new GatewayError('unknown', 'internal gateway error'), svc);
   }
 
   /** Connect the upstream, then accept the client and relay. */
-  function dial(req: IncomingMessage, socket: Duplex, head: Buffer, route: WsRoute, admitted: Admitted, target: string, protocols: string[]): void {
+  function dial(at: Attempt, socket: Duplex, head: Buffer, route: WsRoute, admitted: Admitted, target: string, protocols: string[]): void {
+    const { req, who } = at;
     const { svc, base, inspect, subject } = admitted;
     const label = describe(route);
     let conn: ReturnType<typeof connectUpstream>;
+    const dialled = performance.now();
     try {
-      conn = connectUpstream(upstreamUrl(route, base, target), { timeoutMs: opts.timeoutMs, protocols });
+      const headers = { 'x-request-id': who.id, traceparent: who.traceparent };
+      conn = connectUpstream(upstreamUrl(route, base, target), { timeoutMs: opts.timeoutMs, protocols, headers });
     } catch (e) {
       // ws checks the URL and subprotocols synchronously; both come from the client's request.
       throw new GatewayError('invalid', `Invalid websocket request: ${(e as Error).message}.`);
     }
     releaseOf.set(req, svc.release);
+    at.release = svc.release;
     const { socket: upstream, opened } = conn;
     const entry = { socket, upstream };
     connecting.add(entry);
@@ -249,13 +293,16 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     let earlyBytes = 0;
     const onEarly = (d: Buffer) => {
       earlyBytes += d.length;
-      if (earlyBytes > EARLY_DATA_LIMIT) socket.destroy();
-      else early.push(d);
+      if (earlyBytes > EARLY_DATA_LIMIT) {
+        record(at, CONNECTION_CUT);
+        socket.destroy();
+      } else early.push(d);
     };
     const onEnd = () => socket.destroy(); // no websocket client half-closes before its handshake
     socket.on('data', onEarly);
     socket.once('end', onEnd);
     const accept = () => {
+      at.upstreamMs = performance.now() - dialled;
       connecting.delete(entry);
       socket.off('close', onGone);
       // handleUpgrade below adds ws's own 'data' listener in this same tick: no chunk falls between.
@@ -263,7 +310,10 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       socket.off('end', onEnd);
       if (socket.destroyed || closing) {
         upstream.terminate();
-        if (closing) socket.destroy();
+        if (closing) {
+          record(at, CONNECTION_CUT);
+          socket.destroy();
+        }
         return;
       }
       pendingUpstream.set(req, upstream);
@@ -275,6 +325,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         socket.off('close', onAbort);
         pendingUpstream.delete(req);
         counts.accepted++;
+        record(at, 101, (socket as Socket).bytesWritten);
         const started = Date.now();
         logger.debug(`ws ${label} open`);
         const relay = new Relay(client, upstream, {
@@ -300,12 +351,12 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       }
       const status = e.status !== undefined && e.status >= 400 && e.status < 500 ? e.status : 502;
       logger.warn(`ws ${label} → ${status}: ${e.message}`);
-      refuseError(socket, new GatewayError('upstream', `Upstream websocket refused or unreachable: ${e.message}.`, {}, status), svc);
+      refuseError(at, socket, new GatewayError('upstream', `Upstream websocket refused or unreachable: ${e.message}.`, {}, status), svc);
     };
     // Same boundary as upgrade(): an error in accepting or relaying must not become an unhandled rejection.
     opened.then(accept, refused).catch((e: unknown) => {
       upstream.terminate();
-      if (!upgraded) return refuseThrown(socket, e, route, req.url);
+      if (!upgraded) return refuseThrown(at, socket, e);
       socket.destroy(); // the 101 is sent: no HTTP answer can follow it
       logger.error(`ws ${label}: ${(e as Error)?.stack ?? String(e)}`);
     });
@@ -313,7 +364,15 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
 
   return {
     upgrade,
-    refuse: (socket, e) => refuseError(socket, e, undefined),
+    refuse: (req, socket, e) => {
+      const at = attempt(req, socket);
+      try {
+        at.route = routeOf(requestTarget(req.url ?? '/'));
+      } catch {
+        /* a target that does not route: recorded as refused:<status> */
+      }
+      refuseError(at, socket, e, undefined);
+    },
     stats: () => ({ open: relays.size, connecting: connecting.size, ...counts }),
     afterReload(next, close) {
       const out = { gone: 0, closed: 0 };
@@ -349,6 +408,18 @@ function serviceWs(view: ReleaseView, overrides: Record<string, string>, ajv: Aj
   const wsApiBase = upstreamBase(s, 'wsApi', overrides);
   if (wsApiBase && s.wsMethods.length) out.wsApi = { base: wsApiBase, checker: new WsApiChecker(view, ajv, strict) };
   return out;
+}
+
+/**
+ * The route of an upgrade's access line and histogram: a bounded template, never the client's path
+ * (a user-data stream's name is its listen key). One raw stream: its catalogue template under the
+ * raw path; several, or a combined stream: the path alone (the access line lists the templates).
+ */
+function accessRoute(route: WsRoute | undefined, templates: string[] | undefined, status: number): string {
+  if (!route) return refusedLabel(status);
+  if (route.kind === 'wsApi') return WS_API_PATH;
+  if (route.combined) return COMBINED_PATH;
+  return templates?.length === 1 ? `${RAW_PATH}/${templates[0]}` : RAW_PATH;
 }
 
 /** A route for log lines: no query strings, no stream names (a user-data stream's name is its listen key). */

@@ -9,6 +9,8 @@ export type WsRoute =
   | { kind: 'wsApi'; path: string; query: string };
 
 export const WS_API_PATH = '/ws-api/v3';
+export const RAW_PATH = '/ws';
+export const COMBINED_PATH = '/stream';
 export const ROUTE_LIST = '/ws/<stream>, /stream?streams=<a>/<b>, /ws-api/v3';
 
 function decode(part: string): string {

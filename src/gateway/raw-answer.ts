@@ -1,0 +1,32 @@
+// Answers written straight on a socket, where there is no ServerResponse: a connection over the
+// cap, a request node's parser refused (malformed, headers too large or too slow), a websocket
+// upgrade refused. Each is a last answer: the connection closes after it. Like every other answer
+// it carries X-Request-Id, and it is recorded (access line, histogram) as refused:<status>.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connectionIdleSince, recordRaw, refusedLabel, type RecordOptions } from './access-record.js';
+import { newIdentity, type RequestIdentity } from './request-id.js';
+
+/**
+ * Write a last answer and close; returns the bytes written. The socket is destroyed once the answer
+ * is flushed (or after a second): an http server keeps half-open sockets, and a client that never
+ * closes its side would otherwise hold the descriptor for good.
+ */
+export function writeLastAnswer(socket: Duplex, status: number, headers: string[], body = ''): number {
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', ...headers, `Content-Length: ${Buffer.byteLength(body)}`];
+  const text = `${head.join('\r\n')}\r\n\r\n${body}`;
+  socket.end(text);
+  socket.once('finish', () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1000).unref();
+  return Buffer.byteLength(text);
+}
+
+/** Refuse a connection or an unparsable request with an empty answer, under a new request id, and record it. */
+export function refuseOnSocket(o: RecordOptions, socket: Socket, status: number, headers: string[] = []): RequestIdentity {
+  const who = newIdentity();
+  const arrived = connectionIdleSince(socket);
+  const bytes = writeLastAnswer(socket, status, [`X-Request-Id: ${who.id}`, ...headers]);
+  recordRaw(o, who, { route: refusedLabel(status), status, arrived, bytes });
+  return who;
+}
