@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { UsageError } from './cli/args.js';
 import { CatalogueError } from './catalogue/problems.js';
 import { readConfig, USAGE } from './config.js';
-import { runPrimary, startHeartbeat, type WorkerReady } from './cluster.js';
+import { runPrimary, startHeartbeat, type WorkerFailed, type WorkerReady } from './cluster.js';
 import { startGateway } from './server.js';
 
 async function main(): Promise<void> {
@@ -47,6 +47,13 @@ async function main(): Promise<void> {
 }
 
 function fail(e: unknown): void {
+  if (cluster.isWorker) {
+    // Every worker fails alike (the port is in use, …): the primary prints the first one's line, once.
+    const usage = e instanceof UsageError;
+    const failed: WorkerFailed = { failed: usage ? `error: ${e.message} (see --help)` : `error: ${(e as Error).message}`, status: usage ? 2 : 1 };
+    process.send!(failed, () => process.exit(failed.status));
+    return;
+  }
   if (e instanceof UsageError) {
     console.error(`error: ${e.message} (see --help)`); // one line: the message lists the valid choices
     process.exitCode = 2;

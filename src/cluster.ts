@@ -18,6 +18,12 @@ export interface WorkerReady {
   ready: string;
 }
 
+/** A worker that could not start: the one-line error (printed once, by the primary) and the exit status. */
+export interface WorkerFailed {
+  failed: string;
+  status: number;
+}
+
 interface Heartbeat {
   beat: number;
 }
@@ -42,8 +48,14 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   const lastBeat = new Map<Worker, number>();
   const fork = (): Worker => {
     const w = cluster.fork();
-    w.on('message', (m: WorkerReady & Heartbeat & { reloadOthers?: boolean }) => {
+    w.on('message', (m: WorkerReady & Heartbeat & Partial<WorkerFailed> & { reloadOthers?: boolean }) => {
       if (m?.beat) lastBeat.set(w, Date.now());
+      if (m?.failed && !serving && !stopping) {
+        console.error(m.failed);
+        process.exitCode = m.status ?? 1;
+        stopping = true; // the exit handler below stops the others once this one has gone
+        for (const other of Object.values(cluster.workers ?? {})) if (other && other !== w) other.kill('SIGTERM');
+      }
       if (m?.reloadOthers) for (const other of Object.values(cluster.workers ?? {})) if (other && other !== w) other.process.kill('SIGHUP');
       if (!m?.ready || serving) return;
       lastBeat.set(w, Date.now());
@@ -70,7 +82,7 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   cluster.on('exit', (w, code, signal) => {
     lastBeat.delete(w);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(); // with the exit status set, if any
       return;
     }
     if (!serving) {

@@ -2,6 +2,7 @@
 // variables (GATEWAY_*), command-line flags. Every bad value is a UsageError naming the valid choices.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   configFile?: string;
   host: string;
   port: number;
+  /** How host and port were given (--host, GATEWAY_HOST or the config key), to name them in a listen error. */
+  given?: { host: string; port: string };
   /** Upstream overrides: "<service>" (REST) or "<service>.<rest|streams|wsApi>" → URL. */
   upstreams: Record<string, string>;
   strict: boolean;
@@ -128,11 +131,17 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
  */
 function namedBySource(e: unknown, args: ParsedArgs, env: NodeJS.ProcessEnv): unknown {
   const m = e instanceof UsageError ? /^invalid --([a-z-]+) /.exec(e.message) : null;
-  if (!m || args.flags.has(m[1])) return e;
-  const variable = ENV[m[1]];
-  const key = m[1].replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-  const where = variable && env[variable] !== undefined ? variable : `config file key ${key}`;
-  return new UsageError((e as Error).message.replace(`--${m[1]}`, where));
+  if (!m) return e;
+  const where = givenAs(m[1], args, env, true); // defaults are valid: a bad value not from a flag or variable is the file's
+  return where === `--${m[1]}` ? e : new UsageError((e as Error).message.replace(`--${m[1]}`, where));
+}
+
+/** The name of a setting as the user gave it: the flag, the variable or the config file's key; a default is named by its flag. */
+function givenAs(name: string, args: ParsedArgs, env: NodeJS.ProcessEnv, inFile: boolean): string {
+  if (args.flags.has(name)) return `--${name}`;
+  const variable = ENV[name];
+  if (variable && env[variable] !== undefined) return variable;
+  return inFile ? `config file key ${name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}` : `--${name}`;
 }
 
 function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
@@ -144,8 +153,9 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
     watch: bool('watch', get('watch') ?? str(file.watch) ?? 'false'),
     reloadClosesWebsockets: bool('reload-closes-websockets', get('reload-closes-websockets') ?? str(file.reloadClosesWebsockets) ?? 'false'),
     configFile: get('config'),
-    host: get('host') ?? str(file.host) ?? '127.0.0.1',
+    host: host(get('host') ?? str(file.host) ?? '127.0.0.1'),
     port: int('port', get('port') ?? str(file.port) ?? '8080', 0, 65535),
+    given: { host: givenAs('host', args, env, file.host !== undefined), port: givenAs('port', args, env, file.port !== undefined) },
     upstreams: {},
     strict: bool('strict', get('strict') ?? str(file.strict) ?? 'false'),
     timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 50, 600_000),
@@ -259,6 +269,18 @@ function int(name: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`invalid --${name} "${v}"; expected a whole number from ${min} to ${max}`);
   return n;
+}
+
+/**
+ * A listen address: an IP address or a host name (RFC 1123 labels). A dotted number that is not an
+ * IPv4 address (999.1.1.1) is refused here rather than sent to DNS. Whether this machine can listen
+ * there is known only when it tries (see listen-error.ts).
+ */
+function host(v: string): string {
+  if (isIP(v)) return v;
+  const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+  if (v.length <= 253 && new RegExp(`^${label}(?:\\.${label})*\\.?$`).test(v) && !/^[\d.]+$/.test(v)) return v;
+  throw new UsageError(`invalid --host "${v}"; expected an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name such as localhost`);
 }
 
 /** A number of processes, or "auto" for one per core. */

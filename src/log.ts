@@ -50,6 +50,26 @@ export function createLogger(level: Level = 'info', write?: (line: string) => vo
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (lvl) => p.isLevelEnabled(lvl) };
 }
 
+/**
+ * A logger whose lines wait until `release()` (then pass straight through): start-up notes are
+ * written once the gateway listens, so a start-up that fails prints its one error line alone.
+ */
+export function heldLogger(target: Logger): Logger & { release(): void } {
+  let held: (() => void)[] | undefined = [];
+  const at = (lvl: Exclude<Level, 'silent'>) => (msg: string, fields?: LogFields) => {
+    if (held) held.push(() => target[lvl](msg, fields));
+    else target[lvl](msg, fields);
+  };
+  return {
+    debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (lvl) => target.enabled(lvl),
+    release() {
+      const lines = held ?? [];
+      held = undefined;
+      for (const write of lines) write();
+    },
+  };
+}
+
 /** `HH:MM:SS.mmm level msg key=value…`: pino's JSON line re-read, for a terminal. */
 export function prettyLine(json: string): string {
   let o: Record<string, unknown>;

@@ -10,6 +10,7 @@ import { builtinPlugins } from './builders/registry.js';
 import type { PluginRegistry } from './builders/plugin.js';
 import type { BuilderPool } from './builders/pool/pool.js';
 import { UsageError } from './usage-error.js';
+import { listenError } from './listen-error.js';
 import { loadCatalogue } from './catalogue/load.js';
 import { checkInWorker } from './catalogue/load-in-worker.js';
 import { pinReleases, pinViews, type PinnedReleases } from './catalogue/pin.js';
@@ -26,7 +27,7 @@ import { assignIdentity } from './gateway/request-id.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { AfterReload, WebsocketGateway, WebsocketOptions, WebsocketStats } from './gateway/websocket/index.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, heldLogger, type Logger } from './log.js';
 import { tuneHeapForServing } from './heap-tuning.js';
 import { UPSTREAM_KINDS, upstreamBase } from './upstream/upstream-base.js';
 import { securityHooks, type SecurityHooks } from './gateway/signing/setup.js';
@@ -249,10 +250,12 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const loaded = loadCatalogue(config.catalogue);
   let catalogue = loaded.catalogue;
   const pinned = pinReleases(catalogue, config.release);
+  // What set-up says is written once listening: a start-up that fails (a port in use) prints its error alone.
+  const setupLog = heldLogger(logger);
   // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
-  const initialSecurity = securityHooks(config, pinned.default.views, logger);
+  const initialSecurity = securityHooks(config, pinned.default.views, setupLog);
   // Rate limits live across reloads (their counts must not reset); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, logger);
+  const limits = rateLimiting(config, pinned.default.views, setupLog);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   /** What a configuration contributes to a program; recomputed on every reload (tokens, upstreams, CORS). */
@@ -362,11 +365,19 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     if (name.endsWith('_total')) gateway.metrics.addCounter(`gateway_${name}`, 'Requests the rate limiter refused locally (429), never forwarded.', read);
     else gateway.metrics.addGauge(`gateway_${name}`, name.endsWith('_ban_seconds') ? 'Seconds left of an upstream ban (418/429 Retry-After) during which requests are refused locally.' : 'Weight or orders left in the current window of this limit.', read);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (e) {
+    // Nothing was served: release what start-up opened, so the process can exit on its error.
+    await gateway.close();
+    await limits.close();
+    throw listenError(e, config);
+  }
   ready = true;
+  setupLog.release();
   // What the first proxied request would otherwise wait for (undici, ~110 files), loaded just after
   // the socket listens, once the first probes have been answered.
   setTimeout(() => { void gateway.program.proxy.warm(); }, 100).unref();

@@ -1,11 +1,13 @@
 // The command line: flags, environment, config file, the listening line, and usage errors (exit 2).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('gateway command line');
 let upstream: Upstream;
@@ -60,7 +62,7 @@ test('environment variables mirror the flags', async () => {
 });
 
 test('--config YAML file; flags win over it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+  const dir = tempDir('gw-config-');
   const file = join(dir, 'gateway.yaml');
   writeFileSync(file, `release: 3.6.0\nupstreams:\n  exchange: ${upstream.url}\nstrict: true\n`);
   const gw = await startGatewayProcess(['--config', file]);
@@ -105,6 +107,45 @@ test('--workers 2: two processes serve the port; a worker that dies is replaced'
     assert.not.ok(after.has(victim), 'the killed worker was replaced');
     assert.match(gw.output(), /exited \(SIGKILL\); starting a replacement/);
   } finally { await gw.stop(); }
+});
+
+/** A failed start-up: exit 2 and exactly one line on stderr, no stack, nothing listening. */
+function assertUsageLine(r: ReturnType<typeof cli>, want: RegExp, what: string): void {
+  assert.is(r.status, 2, `${what}: ${r.stderr}`);
+  const lines = r.stderr.trim().split('\n');
+  assert.is(lines.length, 1, `${what}: one line: ${r.stderr}`);
+  assert.match(lines[0], want, what);
+  assert.not.match(r.stderr + r.stdout, /\n\s+at |listening on/, what);
+}
+
+test('--host: a bad address or one this machine cannot listen on exits 2 naming the setting as given', () => {
+  assertUsageLine(cli(['--host', '999.1.1.1', '--port', '0']), /^error: invalid --host "999\.1\.1\.1"; expected an IP address/, 'dotted non-IPv4');
+  assertUsageLine(cli(['--host', 'not a host', '--port', '0']), /^error: invalid --host "not a host"/, 'spaces');
+  assertUsageLine(cli(['--port', '0'], { GATEWAY_HOST: '' }), /^error: invalid GATEWAY_HOST ""/, 'empty variable');
+  // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never an address of this machine.
+  assertUsageLine(cli(['--host', '192.0.2.1', '--port', '0']), /^error: --host "192\.0\.2\.1" is not an address of this machine \(EADDRNOTAVAIL\)/, 'EADDRNOTAVAIL');
+  assertUsageLine(cli(['--port', '0'], { GATEWAY_HOST: '192.0.2.1' }), /^error: GATEWAY_HOST "192\.0\.2\.1" is not an address/, 'from the variable');
+  // .invalid never resolves (RFC 2606).
+  assertUsageLine(cli(['--host', 'gateway.invalid', '--port', '0']), /^error: --host "gateway\.invalid" cannot be resolved \((ENOTFOUND|EAI_AGAIN)\)/, 'unresolvable name');
+});
+
+test('a port already in use exits 2 naming --port, GATEWAY_PORT or the config key; with --workers too', async () => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  const port = String((taken.address() as AddressInfo).port);
+  const dir = tempDir('gw-port-');
+  try {
+    const inUse = (name: string) => new RegExp(`^error: ${name} ${port} is already in use on 127\\.0\\.0\\.1 \\(EADDRINUSE\\); choose another port`);
+    assertUsageLine(cli(['--port', port]), inUse('--port'), 'flag');
+    assertUsageLine(cli([], { GATEWAY_PORT: port }), inUse('GATEWAY_PORT'), 'variable');
+    writeFileSync(join(dir, 'gw.yaml'), `port: ${port}\nhost: 192.0.2.1\n`);
+    assertUsageLine(cli(['--config', join(dir, 'gw.yaml')]), /^error: config file key host "192\.0\.2\.1" is not an address/, 'config key host');
+    writeFileSync(join(dir, 'gw.yaml'), `port: ${port}\n`);
+    assertUsageLine(cli(['--config', join(dir, 'gw.yaml')]), inUse('config file key port'), 'config key port');
+    assertUsageLine(cli(['--port', port, '--workers', '2']), inUse('--port'), 'every worker fails alike: one line, from the primary');
+  } finally {
+    taken.close();
+  }
 });
 
 test.run();

@@ -13,6 +13,8 @@ import { signingHook } from './hook.js';
 
 export interface SecurityConfig {
   host: string;
+  /** How host was given (--host, GATEWAY_HOST or the config key), to name it in an error. */
+  given?: { host: string };
   signing?: SigningSettings;
   tokensFile?: string;
 }
@@ -36,7 +38,7 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
   const notes: (() => void)[] = [];
   const { signing, tokensFile } = config;
   if (signing && !tokensFile && !isLoopback(config.host)) {
-    throw new UsageError(`signing mode is on and --host ${config.host} is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE (npm run keygen -- --token makes one) or listen on 127.0.0.1`);
+    throw new UsageError(`signing mode is on and ${config.given?.host ?? '--host'} ${config.host} is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE (npm run keygen -- --token makes one) or listen on 127.0.0.1`);
   }
   const proxied = views.filter((v) => v.service.kind === 'proxy');
   if (signing) {
