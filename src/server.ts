@@ -39,7 +39,7 @@ export interface RunningGateway {
   url: string;
   server: Server;
   gateway: Gateway;
-  /** Websocket upgrades (/ws, /stream, /ws-api/v3) and their relays. */
+  /** Websocket upgrades (the catalogue's stream and websocket-API paths) and their relays. */
   websockets: Omit<WebsocketGateway, 'afterReload'>;
   views: ReleaseView[];
   /** False until listening, and again once draining began: /_gateway/ready answers 503 then. */

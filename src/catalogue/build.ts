@@ -188,6 +188,7 @@ class ServiceBuilder {
     for (const f of this.files.get('enums') ?? []) this.enums(f);
     for (const f of this.files.get('streams') ?? []) this.streams(f);
     for (const f of this.files.get('wsApi') ?? []) this.wsApi(f);
+    this.checkWebsocketPaths();
     for (const f of this.files.get('endpoints') ?? []) this.endpoints(f, defaultIn);
     this.rateLimits(sf, dense(s.rateLimits ?? []));
     this.checkParameterEnums();
@@ -195,6 +196,22 @@ class ServiceBuilder {
     this.checkEndpointDuplicates();
     this.checkReplacements();
     return this.svc;
+  }
+
+  /** A websocket path that another one routes first would never be reached: each must be its own. */
+  private checkWebsocketPaths() {
+    const raw = this.svc.streamPaths?.raw;
+    const combined = this.svc.streamPaths?.combined;
+    const api = this.svc.wsApiPath;
+    const clash = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && (a === b || b.startsWith(`${a}/`));
+    const streamsFile = this.files.get('streams')?.[0];
+    if (streamsFile && (clash(raw, combined) || clash(combined, raw))) {
+      this.problem(streamsFile, ['paths'], `paths: raw (${raw}) and combined (${combined}) must be different paths, neither under the other`);
+    }
+    const apiFile = this.files.get('wsApi')?.[0];
+    if (apiFile && (clash(raw, api) || clash(api, raw) || clash(combined, api) || clash(api, combined))) {
+      this.problem(apiFile, ['path'], `path ${api} must differ from the stream paths of streams.yaml (${raw}, ${combined}), neither under the other`);
+    }
   }
 
   private releases(f: RawFile) {
@@ -395,7 +412,8 @@ class ServiceBuilder {
   }
 
   private streams(f: RawFile) {
-    const file = f.data as { placeholders?: Record<string, any>; streams: any[] };
+    const file = f.data as { paths?: { raw: string; combined: string }; placeholders?: Record<string, any>; streams: any[] };
+    if (file.paths) this.svc.streamPaths = { raw: file.paths.raw, combined: file.paths.combined };
     Object.assign(this.svc.placeholders, file.placeholders ?? {});
     const streams: Stream[] = dense(file.streams.map((s, i) => ({
       ...this.lifecycle(f, ['streams', i], s, `stream ${s.name}`), name: s.name, description: s.description,
@@ -413,7 +431,8 @@ class ServiceBuilder {
   }
 
   private wsApi(f: RawFile) {
-    const file = f.data as { methods: any[] };
+    const file = f.data as { path?: string; methods: any[] };
+    if (file.path) this.svc.wsApiPath = file.path;
     const methods: WsMethod[] = dense(file.methods.map((m, i) => {
       const path = ['methods', i];
       const parameters = (m.parameters ?? []).map((p: any, j: number) => this.parameter(f, [...path, 'parameters', j], p, 'query', `websocket method ${m.name}`));

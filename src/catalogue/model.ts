@@ -197,7 +197,11 @@ export interface Service {
   enums: Record<string, EnumDef>;
   placeholders: Record<string, Placeholder>;
   streams: Stream[];
+  /** streams.yaml paths: the stream server's raw and combined connection paths (served as they are). */
+  streamPaths?: { raw: string; combined: string };
   wsMethods: WsMethod[];
+  /** ws-api.yaml path: the websocket API's connection path (served as it is). */
+  wsApiPath?: string;
 }
 
 export interface Catalogue {

@@ -3,8 +3,9 @@
 // SUBSCRIBE / UNSUBSCRIBE protocol on a stream connection, and every websocket-API method as a
 // send operation with its parameters and a reply. Derived from the catalogue alone.
 //
-// The routes and frame shapes below are the gateway's (src/gateway/websocket/routes.ts and
-// frames.ts), which mirror the upstream's; this layer may not import the gateway, so
+// The addresses are the catalogue's websocket paths (streams.yaml `paths`, ws-api.yaml `path`),
+// which the gateway serves (src/gateway/websocket/routes.ts); the frame shapes are the gateway's
+// (frames.ts), which mirror the upstream's. This layer may not import the gateway, so
 // test/docs/asyncapi.test.ts checks that the gateway accepts what this document describes.
 import { currentAt } from './lifecycle.js';
 import type { Parameter, Placeholder, Service, Stream, WsMethod } from './model.js';
@@ -13,8 +14,6 @@ import type { ReleaseView } from './resolve.js';
 
 type Json = Record<string, unknown>;
 
-/** Gateway websocket routes: a raw stream connection, combined streams, the websocket API. */
-export const WS_ROUTES = { stream: '/ws', combined: '/stream', api: '/ws-api/v3' } as const;
 /** The stream server's subscription frames, checked by the gateway before they are relayed. */
 export const SUBSCRIPTION_METHODS = ['SUBSCRIBE', 'UNSUBSCRIBE'] as const;
 
@@ -40,10 +39,12 @@ export function toAsyncApi(views: ReleaseView[], opts: AsyncApiOptions = {}): Js
       version: views.map((v) => v.release?.id).filter(Boolean).join(', ') || 'current',
       description: [
         'Websocket side of the gateway at its pinned release(s), generated from the catalogue.',
-        `Streams: connect to \`${WS_ROUTES.stream}/<stream>[/<stream>…]\` for raw events, or \`${WS_ROUTES.combined}?streams=<a>/<b>\` for`,
-        'events wrapped as {"stream", "data"}; on either connection, SUBSCRIBE / UNSUBSCRIBE frames add or drop streams.',
-        'A stream name matches a template when every placeholder matches its type (channel parameters).',
-        `Websocket API: connect to \`${WS_ROUTES.api}\` and send {"id", "method", "params"} requests.`,
+        ...ws.filter((v) => v.streams.length && v.service.streamPaths).map(({ service: { streamPaths: p } }) => [
+          `Streams: connect to \`${p!.raw}/<stream>[/<stream>…]\` for raw events, or \`${p!.combined}?streams=<a>/<b>\` for`,
+          'events wrapped as {"stream", "data"}; on either connection, SUBSCRIBE / UNSUBSCRIBE frames add or drop streams.',
+          'A stream name matches a template when every placeholder matches its type (channel parameters).',
+        ].join('\n')),
+        ...ws.filter((v) => v.wsMethods.length).map((v) => `Websocket API: connect to \`${v.service.wsApiPath}\` and send {"id", "method", "params"} requests.`),
         ...ws.map((v) => `${v.service.title}${v.release ? ` at ${v.release.id} (${v.release.date})` : ''}: ${v.streams.length} stream templates, ${v.wsMethods.length} websocket-API methods.`),
       ].join('\n'),
     },
@@ -73,7 +74,7 @@ function addStreams(view: ReleaseView, prefix: string, channels: Json, operation
       return `{${name}}`;
     });
     channels[id] = {
-      address: `${WS_ROUTES.stream}/${address}`,
+      address: `${view.service.streamPaths!.raw}/${address}`,
       title: s.name,
       description: streamDescription(view, s),
       ...(Object.keys(params).length ? { parameters: params } : {}),
@@ -110,6 +111,7 @@ function placeholderParameter(view: ReleaseView, name: string, p: Placeholder | 
 function addSubscriptions(view: ReleaseView, prefix: string, channels: Json, operations: Json): void {
   const id = `${prefix}stream-subscriptions`;
   const codes = view.service.errors.codes;
+  const paths = view.service.streamPaths!; // streams.yaml requires them
   const streamNames = { type: 'array', items: { type: 'string', description: 'a stream name matching one of the stream templates' } };
   const messages: Json = {};
   for (const method of SUBSCRIPTION_METHODS) {
@@ -142,9 +144,9 @@ function addSubscriptions(view: ReleaseView, prefix: string, channels: Json, ope
     },
   };
   channels[id] = {
-    address: WS_ROUTES.stream,
+    address: paths.raw,
     title: 'stream subscriptions',
-    description: `Frames on any stream connection (${WS_ROUTES.stream}/… or ${WS_ROUTES.combined}?streams=…): the gateway checks every name of a SUBSCRIBE or UNSUBSCRIBE against the stream templates alive at the release and refuses the frame otherwise.`,
+    description: `Frames on any stream connection (${paths.raw}/… or ${paths.combined}?streams=…): the gateway checks every name of a SUBSCRIBE or UNSUBSCRIBE against the stream templates alive at the release and refuses the frame otherwise.`,
     messages,
   };
   for (const method of SUBSCRIPTION_METHODS) {
@@ -187,7 +189,7 @@ function addWsApi(view: ReleaseView, prefix: string, channels: Json, operations:
     },
   };
   channels[id] = {
-    address: WS_ROUTES.api,
+    address: view.service.wsApiPath!,
     title: 'websocket API',
     description: 'Requests {"id", "method", "params"}; the gateway checks the method and its parameters at the release, answers refusals itself, and relays the rest.',
     messages,

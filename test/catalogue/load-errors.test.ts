@@ -116,7 +116,7 @@ test('duplicate release id and an enum value added at an unknown release', () =>
 
 test('stream placeholder that is not defined; constraint naming an unknown parameter', () => {
   const errs = errorsOf({
-    'demo/streams.yaml': `placeholders:\n  symbol: { pattern: '^[a-z]+$' }\nstreams:\n  - name: '<symbol>@kline_<interval>'\n`,
+    'demo/streams.yaml': `placeholders:\n  symbol: { pattern: '^[a-z]+$' }\nstreams:\n  - name: '<symbol>@kline_<interval>'\npaths: { raw: /ws, combined: /stream }\n`,
     ...endpoints(`  - method: GET\n    path: /v1/thing\n    parameters: [{ name: a }]\n    constraints:\n      - exclusive: [a, b]\n`),
   });
   assert.ok(errs.some((e) => /streams\.yaml:4: stream <symbol>@kline_<interval>: placeholder <interval> is not defined/.test(e)), errs.join('\n'));
@@ -151,6 +151,23 @@ test('the lint command prints every error with file:line and exits 1', async () 
   const ok = spawnSync(process.execPath, [join(ROOT, 'dist/tools/catalogue.js'), 'lint'], { encoding: 'utf8', cwd: ROOT });
   assert.is(ok.status, 0, ok.stdout);
   assert.match(ok.stdout, /catalogue ok/);
+});
+
+test('websocket paths: required with streams and methods; each path its own', () => {
+  const missing = errorsOf({
+    'demo/streams.yaml': `streams:\n  - name: 'a@trade'\n`,
+    'demo/ws-api.yaml': `methods:\n  - name: ping\n`,
+  });
+  assert.ok(missing.some((e) => /streams\.yaml:1: missing required field "paths"/.test(e)), missing.join('\n'));
+  assert.ok(missing.some((e) => /ws-api\.yaml:1: missing required field "path"/.test(e)), missing.join('\n'));
+  const clash = errorsOf({
+    'demo/streams.yaml': `paths: { raw: /ws, combined: /ws/combined }\nstreams:\n  - name: 'a@trade'\n`,
+    'demo/ws-api.yaml': `path: /ws/api\nmethods:\n  - name: ping\n`,
+  });
+  assert.ok(clash.some((e) => /streams\.yaml:1: paths: raw \(\/ws\) and combined \(\/ws\/combined\) must be different paths/.test(e)), clash.join('\n'));
+  assert.ok(clash.some((e) => /ws-api\.yaml:1: path \/ws\/api must differ from the stream paths/.test(e)), clash.join('\n'));
+  const notAPath = errorsOf({ 'demo/ws-api.yaml': `path: ws-api/v3?x=1\nmethods:\n  - name: ping\n` });
+  assert.ok(notAPath.some((e) => /ws-api\.yaml:1: .*path/.test(e)), notAPath.join('\n'));
 });
 
 test.run();

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
-import { SUBSCRIPTION_METHODS, toAsyncApi, WS_ROUTES } from '../../src/catalogue/to-asyncapi.js';
+import { SUBSCRIPTION_METHODS, toAsyncApi } from '../../src/catalogue/to-asyncapi.js';
 import { checkStreamFrame } from '../../src/gateway/websocket/frames.js';
 import { routeOf } from '../../src/gateway/websocket/routes.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
@@ -23,6 +23,8 @@ const exchange = catalogue.services.find((s) => s.id === 'exchange')!;
 const PIN = '3.12.0';
 const view = resolveService(exchange, PIN);
 const doc = toAsyncApi([view]) as Json;
+/** The catalogue's websocket paths, which the gateway routes. */
+const PATHS = { ...exchange.streamPaths, wsApi: exchange.wsApiPath };
 /** Values for the placeholders typed by a pattern (enum placeholders take their first value). */
 const SAMPLES: Record<string, string> = { symbol: 'btcusdt', listenKey: 'A1'.repeat(30) };
 
@@ -52,15 +54,16 @@ test('every stream template alive at the pin is a channel with typed placeholder
       else assert.is(param['x-pattern'], type.pattern, `${c.title} <${n}>`);
       concrete = concrete.replace(`{${n}}`, type.enum ? param.enum[0] : SAMPLES[n]);
     }
-    const route = routeOf(concrete);
+    const route = routeOf(concrete, PATHS);
     assert.is(route.kind, 'streams', concrete);
     if (route.kind !== 'streams') continue;
     assert.is(route.names.length, 1, concrete);
     const check = matcher.check(route.names[0]);
     assert.ok(check.ok && check.stream.name === c.title, `${concrete}: the gateway matched ${check.ok ? check.stream.name : check.reason}`);
   }
-  assert.is(routeOf(`${WS_ROUTES.combined}?streams=a/b`).kind, 'streams');
-  assert.is(routeOf(WS_ROUTES.api).kind, 'wsApi');
+  assert.is(routeOf(`${PATHS.combined}?streams=a/b`, PATHS).kind, 'streams');
+  assert.is(routeOf(PATHS.wsApi!, PATHS).kind, 'wsApi');
+  assert.match(doc.info.description, /connect to `\/ws\/<stream>\[\/<stream>…\]`.*`\/stream\?streams=<a>\/<b>`/s);
 });
 
 test('SUBSCRIBE / UNSUBSCRIBE: the frames the gateway checks, and the code it refuses them with', () => {
@@ -81,7 +84,7 @@ test('SUBSCRIBE / UNSUBSCRIBE: the frames the gateway checks, and the code it re
 
 test('every websocket-API method at the pin is a send operation with its parameters and a reply', () => {
   const channel = doc.channels['ws-api'];
-  assert.is(channel.address, WS_ROUTES.api);
+  assert.is(channel.address, '/ws-api/v3', 'the catalogue\'s path (ws-api.yaml)');
   const ops = Object.values(doc.operations as Json).filter((o: Json) => o.channel.$ref === '#/channels/ws-api');
   assert.equal(ops.map((o: Json) => o.title).sort(), view.wsMethods.map((m) => m.name).sort());
   for (const m of view.wsMethods) {

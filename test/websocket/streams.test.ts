@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
-import { routeOf } from '../../src/gateway/websocket/routes.js';
+import { routeOf, upstreamUrl, wsApiBase } from '../../src/gateway/websocket/routes.js';
 import type { RunningGateway } from '../../src/server.js';
 import {
   closed, connect, isRefused, nextMessage, open, sleep, startWsUpstream, wsGatewayAt, wsUrl, type Refused, type WsUpstream,
@@ -48,13 +48,36 @@ names('removed and unknown names are explained', () => {
   if (!depth.ok) assert.match(depth.reason, /no stream/);
 });
 
-names('routes: raw, multi-raw, combined (query read raw: + is not a space), ws-api, unknown', () => {
-  assert.equal(routeOf('/ws/btcusdt@aggTrade'), { kind: 'streams', combined: false, names: ['btcusdt@aggTrade'], path: '/ws/btcusdt@aggTrade', query: '' });
-  assert.equal((routeOf('/ws/a@trade/b@trade') as { names: string[] }).names, ['a@trade', 'b@trade']);
-  assert.equal((routeOf('/stream?streams=btcusdt@kline_1m@+08:00/bnbbtc%40trade&timeUnit=MICROSECOND') as { names: string[] }).names,
+names('routes: the catalogue\'s paths: raw, multi-raw, combined (query read raw: + is not a space), ws-api, unknown', () => {
+  const paths = { ...exchange.streamPaths, wsApi: exchange.wsApiPath };
+  assert.equal(paths, { raw: '/ws', combined: '/stream', wsApi: '/ws-api/v3' }, 'streams.yaml paths, ws-api.yaml path');
+  assert.equal(routeOf('/ws/btcusdt@aggTrade', paths), { kind: 'streams', combined: false, names: ['btcusdt@aggTrade'], path: '/ws/btcusdt@aggTrade', query: '' });
+  assert.equal((routeOf('/ws/a@trade/b@trade', paths) as { names: string[] }).names, ['a@trade', 'b@trade']);
+  assert.equal((routeOf('/stream?streams=btcusdt@kline_1m@+08:00/bnbbtc%40trade&timeUnit=MICROSECOND', paths) as { names: string[] }).names,
     ['btcusdt@kline_1m@+08:00', 'bnbbtc@trade']);
-  assert.is(routeOf('/ws-api/v3?timeUnit=MICROSECOND').kind, 'wsApi');
-  assert.throws(() => routeOf('/other'), /No websocket route/);
+  assert.is(routeOf('/ws-api/v3?timeUnit=MICROSECOND', paths).kind, 'wsApi');
+  assert.throws(() => routeOf('/other', paths), /No websocket route \/other; routes: \/ws\/<stream>, \/stream\?streams=<a>\/<b>, \/ws-api\/v3/);
+  // Other paths in another catalogue are routed the same way; the exchange's are not hard-wired.
+  const other = { raw: '/market/raw', combined: '/market/multi', wsApi: '/api/ws' };
+  assert.is(routeOf('/market/raw/btcusdt@trade', other).kind, 'streams');
+  assert.is(routeOf('/api/ws', other).kind, 'wsApi');
+  assert.throws(() => routeOf('/ws/btcusdt@trade', other), /No websocket route/);
+});
+
+names('upstream URLs: both websocket upstreams are base URLs joined with the path and query; the old full websocket-API URL still works', () => {
+  const paths = { raw: '/ws', combined: '/stream', wsApi: '/ws-api/v3' };
+  const raw = routeOf('/ws/btcusdt@trade?timeUnit=MICROSECOND', paths);
+  const api = routeOf('/ws-api/v3/?returnRateLimits=false', paths);
+  assert.is(upstreamUrl(raw, 'wss://stream.example:9443', paths), 'wss://stream.example:9443/ws/btcusdt@trade?timeUnit=MICROSECOND');
+  assert.is(upstreamUrl(api, 'wss://ws-api.example:443', paths), 'wss://ws-api.example/ws-api/v3?returnRateLimits=false');
+  // A base with a path prefix (a relay in front of the upstream): the prefix comes first, for both.
+  assert.is(upstreamUrl(raw, 'ws://relay.local:8000/binance/', paths), 'ws://relay.local:8000/binance/ws/btcusdt@trade?timeUnit=MICROSECOND');
+  assert.is(upstreamUrl(api, 'ws://relay.local:8000/binance', paths), 'ws://relay.local:8000/binance/ws-api/v3?returnRateLimits=false');
+  // The old form: a websocket-API URL already ending with the path is read as its base (not joined twice).
+  assert.is(wsApiBase('wss://ws-api.example:443/ws-api/v3', '/ws-api/v3'), 'wss://ws-api.example/');
+  assert.is(wsApiBase('ws://relay.local:8000/binance/ws-api/v3/', '/ws-api/v3'), 'ws://relay.local:8000/binance');
+  assert.is(wsApiBase('wss://ws-api.example', '/ws-api/v3'), 'wss://ws-api.example', 'a base URL is left as it is');
+  assert.is(upstreamUrl(api, wsApiBase('wss://ws-api.example/ws-api/v3?x=1', '/ws-api/v3'), paths), 'wss://ws-api.example/ws-api/v3?x=1&returnRateLimits=false');
 });
 
 names.run();

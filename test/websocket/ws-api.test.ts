@@ -2,8 +2,9 @@
 // refused requests answered in the upstream's shape with the request id and never forwarded.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import type { RunningGateway } from '../../src/server.js';
+import { startGateway, type RunningGateway } from '../../src/server.js';
 import { nextMessage, open, sleep, startWsUpstream, wsGatewayAt, wsUrl, type Opened, type UpstreamConnection, type WsUpstream } from './ws-upstream.js';
 
 const test = suite('websocket API through the gateway');
@@ -125,10 +126,23 @@ test('unknown method, malformed frames', async () => {
   c.ws.close();
 });
 
-test('the client query string reaches the websocket-API upstream unchanged', async () => {
+test('the client query string reaches the websocket-API upstream unchanged (its base URL joined with ws-api.yaml\'s path)', async () => {
   const { c, conn } = await session('3.12.0', '?timeUnit=MICROSECOND');
   assert.is(conn.url, '/ws-api/v3?timeUnit=MICROSECOND');
   c.ws.close();
+});
+
+test('the older form, --upstream exchange.wsApi=<full URL ending in /ws-api/v3>, still works: the path is not joined twice', async () => {
+  for (const old of [`${upstream.url}/ws-api/v3`, `${upstream.url}/ws-api/v3/`]) {
+    const g = await startGateway(readConfig(['--port', '0', '--release', '3.12.0', '--upstream', 'exchange=http://127.0.0.1:9', '--upstream', `exchange.wsApi=${old}`], {}), { logger: createLogger('silent') });
+    try {
+      const c = await open(`${wsUrl(g)}/ws-api/v3?timeUnit=MICROSECOND`);
+      assert.is((await upstream.nextConnection()).url, '/ws-api/v3?timeUnit=MICROSECOND', old);
+      c.ws.close();
+    } finally {
+      await g.close();
+    }
+  }
 });
 
 test('an accepted websocket-API upgrade: X-Request-Id on the 101, one access line (route, 101, release), the id forwarded', async () => {

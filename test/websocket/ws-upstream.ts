@@ -158,11 +158,14 @@ export function closed(ws: WebSocket): Promise<{ code: number; reason: string }>
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A gateway pinned at a release whose websocket upstreams are the local stand-in. */
+/**
+ * A gateway pinned at a release whose websocket upstreams are the local stand-in, both given as base
+ * URLs (the catalogue's paths are appended).
+ */
 export async function wsGatewayAt(release: string, upstream: WsUpstream, opts: StartOptions & { logger?: Logger } = {}, extra: string[] = []): Promise<RunningGateway> {
   const args = [
     '--port', '0', '--release', release, '--upstream', 'exchange=http://127.0.0.1:9',
-    '--upstream', `exchange.streams=${upstream.url}`, '--upstream', `exchange.wsApi=${upstream.url}/ws-api/v3`, ...extra,
+    '--upstream', `exchange.streams=${upstream.url}`, '--upstream', `exchange.wsApi=${upstream.url}`, ...extra,
   ];
   return startGateway(readConfig(args, {}), { logger: createLogger('silent'), ...opts });
 }

@@ -23,7 +23,7 @@ import type { Metrics } from '../metrics.js';
 import { writeLastAnswer } from '../raw-answer.js';
 import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.js';
 import { checkStreamFrame, WsApiChecker } from './frames.js';
-import { COMBINED_PATH, RAW_PATH, requestTarget, routeOf, upstreamUrl, WS_API_PATH, type WsRoute } from './routes.js';
+import { requestTarget, routeOf, upstreamUrl, wsApiBase, type WsPaths, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
 
 export { StreamMatcher } from './stream-names.js';
@@ -34,7 +34,7 @@ const EARLY_DATA_LIMIT = 64 * 1024;
 
 export interface WebsocketOptions {
   views: ReleaseView[];
-  /** Upstream overrides as in GatewayConfig.upstreams: "<service>.streams" / "<service>.wsApi" → URL. */
+  /** Upstream overrides as in GatewayConfig.upstreams: "<service>.streams" / "<service>.wsApi" → base URL. */
   upstreams: Record<string, string>;
   strict: boolean;
   /** Upstream handshake timeout. */
@@ -134,6 +134,8 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const services = opts.views.map((view) => serviceWs(view, opts.upstreams, ajv, opts.strict));
   const streamsService = services.find((s) => s.view.service.streams.length > 0);
   const wsApiService = services.find((s) => s.view.service.wsMethods.length > 0);
+  // The routes are the upstream's paths, as the catalogue records them.
+  const paths: WsPaths = { ...streamsService?.view.service.streamPaths, wsApi: wsApiService?.view.service.wsApiPath };
   const versioned = opts.views.filter((v) => v.release);
   const defaultRelease = versioned.length === 1 ? versioned[0].release!.id : undefined;
 
@@ -169,7 +171,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     const { route, templates } = at;
     const streams = route?.kind === 'streams' && templates?.length ? [...new Set(templates)].join(',') : undefined;
     recordRaw({ logger, metrics: opts.metrics }, at.who, {
-      method: at.req.method, route: accessRoute(route, templates, status), status, release: at.release, arrived: at.who.arrived,
+      method: at.req.method, route: accessRoute(route, templates, status, paths), status, release: at.release, arrived: at.who.arrived,
       upstreamMs: at.upstreamMs, bytes, streams,
     });
   }
@@ -243,10 +245,10 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     try {
       if (closing) throw new GatewayError('upstream', 'Gateway shutting down.');
       const target = requestTarget(req.url ?? '/');
-      at.route = routeOf(target);
+      at.route = routeOf(target, paths);
       const admitted = admit(at.route, at);
       const protocols = checkHandshake(req);
-      dial(at, socket, head, at.route, admitted, target, protocols);
+      dial(at, socket, head, at.route, admitted, protocols);
     } catch (e) {
       refuseThrown(at, socket, e);
     }
@@ -255,7 +257,8 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   function refuseThrown(at: Attempt, socket: Duplex, e: unknown): void {
     const { route } = at;
     const svc = route?.kind === 'wsApi' ? wsApiService : streamsService ?? wsApiService;
-    const where = route ? describe(route) : (at.req.url ?? '').split(/[?#]/)[0].replace(/\/ws\/.*/, '/ws/…');
+    const path = (at.req.url ?? '').split(/[?#]/)[0];
+    const where = route ? describe(route, paths) : paths.raw && path.startsWith(`${paths.raw}/`) ? `${paths.raw}/…` : path;
     if (e instanceof GatewayError) {
       logger.debug(`ws upgrade ${where} refused: ${e.status}`);
       return refuseError(at, socket, e, svc);
@@ -265,15 +268,15 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   }
 
   /** Connect the upstream, then accept the client and relay. */
-  function dial(at: Attempt, socket: Duplex, head: Buffer, route: WsRoute, admitted: Admitted, target: string, protocols: string[]): void {
+  function dial(at: Attempt, socket: Duplex, head: Buffer, route: WsRoute, admitted: Admitted, protocols: string[]): void {
     const { req, who } = at;
     const { svc, base, inspect, subject } = admitted;
-    const label = describe(route);
+    const label = describe(route, paths);
     let conn: ReturnType<typeof connectUpstream>;
     const dialled = performance.now();
     try {
       const headers = { 'x-request-id': who.id, traceparent: who.traceparent };
-      conn = connectUpstream(upstreamUrl(route, base, target), { timeoutMs: opts.timeoutMs, protocols, headers });
+      conn = connectUpstream(upstreamUrl(route, base, paths), { timeoutMs: opts.timeoutMs, protocols, headers });
     } catch (e) {
       // ws checks the URL and subprotocols synchronously; both come from the client's request.
       throw new GatewayError('invalid', `Invalid websocket request: ${(e as Error).message}.`);
@@ -367,7 +370,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     refuse: (req, socket, e) => {
       const at = attempt(req, socket);
       try {
-        at.route = routeOf(requestTarget(req.url ?? '/'));
+        at.route = routeOf(requestTarget(req.url ?? '/'), paths);
       } catch {
         /* a target that does not route: recorded as refused:<status> */
       }
@@ -405,8 +408,8 @@ function serviceWs(view: ReleaseView, overrides: Record<string, string>, ajv: Aj
   const out: ServiceWs = { view, release: view.release?.id };
   const streamsBase = upstreamBase(s, 'streams', overrides);
   if (streamsBase && s.streams.length) out.streams = { base: streamsBase, matcher: new StreamMatcher(view) };
-  const wsApiBase = upstreamBase(s, 'wsApi', overrides);
-  if (wsApiBase && s.wsMethods.length) out.wsApi = { base: wsApiBase, checker: new WsApiChecker(view, ajv, strict) };
+  const apiBase = upstreamBase(s, 'wsApi', overrides);
+  if (apiBase && s.wsMethods.length) out.wsApi = { base: wsApiBase(apiBase, s.wsApiPath!), checker: new WsApiChecker(view, ajv, strict) };
   return out;
 }
 
@@ -415,17 +418,17 @@ function serviceWs(view: ReleaseView, overrides: Record<string, string>, ajv: Aj
  * (a user-data stream's name is its listen key). One raw stream: its catalogue template under the
  * raw path; several, or a combined stream: the path alone (the access line lists the templates).
  */
-function accessRoute(route: WsRoute | undefined, templates: string[] | undefined, status: number): string {
+function accessRoute(route: WsRoute | undefined, templates: string[] | undefined, status: number, paths: WsPaths): string {
   if (!route) return refusedLabel(status);
-  if (route.kind === 'wsApi') return WS_API_PATH;
-  if (route.combined) return COMBINED_PATH;
-  return templates?.length === 1 ? `${RAW_PATH}/${templates[0]}` : RAW_PATH;
+  if (route.kind === 'wsApi') return paths.wsApi!;
+  if (route.combined) return paths.combined!;
+  return templates?.length === 1 ? `${paths.raw}/${templates[0]}` : paths.raw!;
 }
 
 /** A route for log lines: no query strings, no stream names (a user-data stream's name is its listen key). */
-function describe(route: WsRoute): string {
+function describe(route: WsRoute, paths: WsPaths): string {
   if (route.kind === 'wsApi') return route.path;
-  return `${route.combined ? '/stream' : '/ws'} (${route.names.length} stream${route.names.length === 1 ? '' : 's'})`;
+  return `${route.combined ? paths.combined : paths.raw} (${route.names.length} stream${route.names.length === 1 ? '' : 's'})`;
 }
 
 /**

@@ -1,6 +1,7 @@
-// Websocket upgrade routes, mirroring the upstream's: /ws/<stream>[/<stream>…] (raw streams),
-// /stream?streams=<a>/<b>/… (combined streams) and /ws-api/v3 (websocket API). The request URL is
-// forwarded to the upstream byte for byte; stream names are decoded only to be checked.
+// Websocket upgrade routes, the upstream's own paths as the catalogue records them (streams.yaml
+// `paths`, ws-api.yaml `path`): <raw>/<stream>[/<stream>…] (raw streams), <combined>?streams=<a>/<b>/…
+// (combined streams) and the websocket API's path. The stream request target is forwarded to the
+// upstream byte for byte; stream names are decoded only to be checked.
 import { GatewayError } from '../errors.js';
 import { parseTarget } from '../pipeline.js';
 
@@ -8,10 +9,20 @@ export type WsRoute =
   | { kind: 'streams'; combined: boolean; names: string[]; path: string; query: string }
   | { kind: 'wsApi'; path: string; query: string };
 
-export const WS_API_PATH = '/ws-api/v3';
-export const RAW_PATH = '/ws';
-export const COMBINED_PATH = '/stream';
-export const ROUTE_LIST = '/ws/<stream>, /stream?streams=<a>/<b>, /ws-api/v3';
+/** The websocket paths this gateway serves (absent: its catalogue has no such side). */
+export interface WsPaths {
+  raw?: string;
+  combined?: string;
+  wsApi?: string;
+}
+
+/** The routes, for a 404's message. */
+export function routeList(paths: WsPaths): string {
+  const list = [
+    paths.raw && `${paths.raw}/<stream>`, paths.combined && `${paths.combined}?streams=<a>/<b>`, paths.wsApi,
+  ].filter(Boolean);
+  return list.length ? list.join(', ') : 'none (the catalogue has no websocket streams or API)';
+}
 
 function decode(part: string): string {
   try {
@@ -31,16 +42,17 @@ export function requestTarget(url: string): string {
 }
 
 /** Route of an upgrade request target in origin-form (path and raw query), or a 404 GatewayError. */
-export function routeOf(url: string): WsRoute {
+export function routeOf(url: string, paths: WsPaths): WsRoute {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
-  if (path === WS_API_PATH || path === `${WS_API_PATH}/`) return { kind: 'wsApi', path, query };
-  if (path === '/ws' || path.startsWith('/ws/')) {
-    const names = path.slice(4).split('/').filter((s) => s !== '').map(decode);
+  const { raw, combined, wsApi } = paths;
+  if (wsApi && (path === wsApi || path === `${wsApi}/`)) return { kind: 'wsApi', path, query };
+  if (raw && (path === raw || path.startsWith(`${raw}/`))) {
+    const names = path.slice(raw.length + 1).split('/').filter((s) => s !== '').map(decode);
     return { kind: 'streams', combined: false, names, path, query };
   }
-  if (path === '/stream' || path === '/stream/') {
+  if (combined && (path === combined || path === `${combined}/`)) {
     // Query text is read raw: form decoding would turn the '+' of "@+08:00" into a space.
     const names: string[] = [];
     for (const pair of query.split('&')) {
@@ -49,16 +61,30 @@ export function routeOf(url: string): WsRoute {
     }
     return { kind: 'streams', combined: true, names, path, query };
   }
-  throw new GatewayError('notFound', `No websocket route ${path}; routes: ${ROUTE_LIST}.`);
+  throw new GatewayError('notFound', `No websocket route ${path}; routes: ${routeList(paths)}.`);
 }
 
-/** Upstream URL for a route: streams base + the client's path and query; the websocket-API URL + the client's query. */
-export function upstreamUrl(route: WsRoute, base: string, target: string): string {
-  if (route.kind === 'wsApi') {
-    if (!route.query) return base;
-    return `${base}${base.includes('?') ? '&' : '?'}${route.query}`;
-  }
+/**
+ * The upstream URL of an upgrade. Both websocket upstreams are base URLs, like REST's: the base's
+ * own path (if any) is a prefix, then the route's path (streams: the client's, byte for byte; the
+ * websocket API: the catalogue's), then the base's query and the client's.
+ */
+export function upstreamUrl(route: WsRoute, base: string, paths: WsPaths): string {
   const u = new URL(base);
   const prefix = u.pathname.replace(/\/+$/, '');
-  return `${u.protocol}//${u.host}${prefix}${target}`;
+  const path = route.kind === 'wsApi' ? paths.wsApi! : route.path;
+  const query = [u.search.slice(1), route.query].filter(Boolean).join('&');
+  return `${u.protocol}//${u.host}${prefix}${path}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * A websocket-API upstream given the older way, as the full URL (its path already ends with the
+ * websocket API's path), read as its base URL so that the path is not joined twice.
+ */
+export function wsApiBase(url: string, path: string): string {
+  const u = new URL(url);
+  const own = u.pathname.replace(/\/+$/, '');
+  if (!own.endsWith(path)) return url;
+  u.pathname = own.slice(0, own.length - path.length) || '/';
+  return u.toString();
 }
