@@ -5,9 +5,12 @@
 //   node test/run.mjs [--soak] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
+// Tests leave nothing behind: each run gets a fresh temp folder (<os tmpdir>/catalogue-gateway-test-*),
+// each file its own folder inside it as TMPDIR (children inherit it), and whatever a file leaves
+// there counts as one failed test naming the file and what it left; the folder is removed after.
 import { spawn } from 'node:child_process';
-import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,12 +39,12 @@ function readDurations() {
   try { return JSON.parse(readFileSync(durationsFile, 'utf8')); } catch { return {}; }
 }
 
-/** Run one file; resolve with its combined output, exit status and wall time. */
-function runFile(file) {
+/** Run one file with `tmp` as its temp folder; resolve with its combined output, exit status and wall time. */
+function runFile(file, tmp) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, ['--expose-gc', '--import', preload, file], {
-      cwd: root, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root, env: { ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -71,13 +74,31 @@ const previous = readDurations();
 const queue = [...selected].sort((a, b) => (previous[relative(root, b)] ?? Infinity) - (previous[relative(root, a)] ?? Infinity));
 const durations = { ...previous };
 
+/** What is left in a folder, as a short list for the failure line. */
+function leftIn(dir) {
+  let names = [];
+  try { names = readdirSync(dir); } catch { return []; }
+  return names.sort();
+}
+
+const runTmp = mkdtempSync(join(tmpdir(), 'catalogue-gateway-test-'));
 let passed = 0, failed = 0, skipped = 0;
 const failures = [];
 async function worker() {
   for (let file = queue.shift(); file; file = queue.shift()) {
     const rel = relative(root, file);
-    const r = await runFile(file);
-    const { total, ok, skip, bad, why } = judge(r);
+    const tmp = join(runTmp, rel.replace(/^dist\/test\//, '').replace(/[/\\]/g, '_'));
+    mkdirSync(tmp);
+    const r = await runFile(file, tmp);
+    const judged = judge(r);
+    const left = leftIn(tmp);
+    if (left.length) {
+      judged.bad += 1; // one more failed test, named after the file
+      judged.total += 1;
+      judged.why = [judged.why, `left in its temp folder (TMPDIR): ${left.slice(0, 10).join(', ')}${left.length > 10 ? `, … (${left.length})` : ''}`].filter(Boolean).join('; ');
+    }
+    rmSync(tmp, { recursive: true, force: true });
+    const { total, ok, skip, bad, why } = judged;
     durations[rel] = r.ms;
     passed += ok; skipped += skip; failed += Math.max(0, bad);
     const lines = [`${bad > 0 ? 'FAIL' : 'ok  '} ${rel} (${ok}/${total}, ${(r.ms / 1000).toFixed(1)}s)`];
@@ -100,6 +121,13 @@ if (selected.length === 0) {
   writeFileSync(durationsFile, JSON.stringify(durations, null, 1));
   console.log(`\n${selected.length} file(s), ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(1)}s`);
 }
+// Anything a file's processes wrote after their folder was checked, or outside it, under the run's folder.
+const stray = leftIn(runTmp);
+if (stray.length) {
+  failed += 1;
+  failures.push(`(temp folder) left in ${runTmp}: ${stray.join(', ')}`);
+}
+rmSync(runTmp, { recursive: true, force: true });
 if (failures.length) console.log(`failed files:\n  ${failures.sort().join('\n  ')}`);
 if (process.env.TEST_TOTALS_FILE) appendFileSync(process.env.TEST_TOTALS_FILE, `${passed} ${failed} ${skipped}\n`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

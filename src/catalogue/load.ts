@@ -5,8 +5,7 @@
 // but a new check must never be skipped because an older loader cached the catalogue.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildService, type RawFile } from './build.js';
 import { CatalogueError, type Problem } from './problems.js';
@@ -35,8 +34,20 @@ export const DEFAULT_CATALOGUE_DIR = fileURLToPath(new URL('../../../catalogue',
 const SCHEMA_FILE = 'schema/catalogue.schema.json';
 
 export interface LoadOptions {
-  /** Folder for the JSON cache; false disables it. Default: $GATEWAY_CACHE_DIR or the OS temp folder. */
+  /** Folder for the JSON cache; false disables it. Default: $GATEWAY_CACHE_DIR, else defaultCacheDir(). */
   cacheDir?: string | false;
+}
+
+/**
+ * node_modules/.cache/catalogue-gateway, the folder babel, eslint and other tools keep their caches
+ * in: the checkout's node_modules, or the one this package is installed in. A cache is derived data
+ * of the install, so it lives and goes with it; an unwritable folder only costs start-up time.
+ */
+export function defaultCacheDir(): string {
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const installed = root.lastIndexOf(`${sep}node_modules${sep}`);
+  const modules = installed >= 0 ? root.slice(0, installed + `${sep}node_modules`.length) : join(root, 'node_modules');
+  return join(modules, '.cache', 'catalogue-gateway');
 }
 
 export interface LoadResult {
@@ -51,7 +62,7 @@ export interface LoadResult {
 export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOptions = {}): LoadResult {
   const root = resolve(dir);
   const files = listFiles(root);
-  const cacheDir = opts.cacheDir ?? process.env.GATEWAY_CACHE_DIR ?? join(tmpdir(), 'catalogue-gateway-cache');
+  const cacheDir = opts.cacheDir ?? (process.env.GATEWAY_CACHE_DIR || defaultCacheDir());
   const hash = createHash('sha256').update(loaderVersion()).update(root);
   // The key hashes the files' bytes (for UTF-8 text, the same bytes as the decoded text); decoding
   // them waits for a cache miss: it is most of the read time of a catalogue with non-ASCII text.

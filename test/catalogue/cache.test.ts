@@ -1,15 +1,16 @@
 // The JSON cache is keyed by the loader's own code too: a catalogue an older loader accepted and
 // cached is checked again by a newer one. Writing a cache prunes the older caches of that folder.
 // The cache is written as ASCII JSON (a one-byte string is faster to read back).
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadCatalogue, loaderVersion } from '../../src/catalogue/load.js';
+import { defaultCacheDir, loadCatalogue, loaderVersion } from '../../src/catalogue/load.js';
 import { CatalogueError } from '../../src/catalogue/problems.js';
 import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('catalogue cache');
 
@@ -19,7 +20,7 @@ const BAD_PARAMETER = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n
 const GOOD = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n';
 
 function catalogue(endpoints: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-cache-'));
+  const dir = tempDir('cat-cache-');
   cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
   for (const [name, text] of Object.entries({ 'demo/service.yaml': SERVICE, 'demo/endpoints/m.yaml': endpoints })) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
@@ -46,7 +47,7 @@ async function olderLoader(): Promise<{ loadCatalogue: typeof loadCatalogue; dir
 
 test('a catalogue cached by an older loader is checked again', async () => {
   const cat = catalogue(BAD_PARAMETER);
-  const cacheDir = mkdtempSync(join(tmpdir(), 'cat-cache-dir-'));
+  const cacheDir = tempDir('cat-cache-dir-');
   const older = await olderLoader();
   try {
     assert.is(older.loadCatalogue(cat, { cacheDir }).fromCache, false);
@@ -66,7 +67,7 @@ test('a catalogue cached by an older loader is checked again', async () => {
 
 test('writing a cache prunes the older caches of the same folder, and only those', async () => {
   const cat = catalogue(GOOD);
-  const cacheDir = mkdtempSync(join(tmpdir(), 'cat-cache-dir-'));
+  const cacheDir = tempDir('cat-cache-dir-');
   const older = await olderLoader();
   try {
     older.loadCatalogue(cat, { cacheDir });
@@ -93,7 +94,7 @@ test('writing a cache prunes the older caches of the same folder, and only those
 
 test('the cache is ASCII JSON and reads back as the catalogue it was built from', () => {
   const cat = catalogue(GOOD.replace('path: /v1/a\n', 'path: /v1/a\n    summary: "Prix – 5 € (ünïcode, 🙂)"\n'));
-  const cacheDir = mkdtempSync(join(tmpdir(), 'cat-cache-dir-'));
+  const cacheDir = tempDir('cat-cache-dir-');
   try {
     const built = loadCatalogue(cat, { cacheDir });
     const cached = loadCatalogue(cat, { cacheDir });
@@ -108,6 +109,24 @@ test('the cache is ASCII JSON and reads back as the catalogue it was built from'
   } finally {
     for (const d of [cat, cacheDir]) rmSync(d, { recursive: true, force: true });
   }
+});
+
+test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp folder); GATEWAY_CACHE_DIR moves it', () => {
+  assert.is(defaultCacheDir(), join(ROOT, 'node_modules', '.cache', 'catalogue-gateway'));
+  const tmp = tempDir('cache-tmpdir-');
+  const moved = tempDir('cache-moved-');
+  const load = (env: NodeJS.ProcessEnv) => {
+    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => m.loadCatalogue())`;
+    const { GATEWAY_CACHE_DIR: _ignored, ...rest } = process.env;
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...rest, TMPDIR: tmp, ...env }, encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+  };
+  load({});
+  assert.equal(readdirSync(tmp), [], 'nothing written to the temp folder');
+  assert.ok(readdirSync(defaultCacheDir()).some((f) => /^catalogue-[0-9a-f]{12}-[0-9a-f]{32}\.json$/.test(f)), 'the cache file is in node_modules/.cache/catalogue-gateway');
+  load({ GATEWAY_CACHE_DIR: moved });
+  assert.is(readdirSync(moved).filter((f) => f.startsWith('catalogue-')).length, 1, 'GATEWAY_CACHE_DIR holds it');
+  assert.equal(readdirSync(tmp), []);
 });
 
 test.run();

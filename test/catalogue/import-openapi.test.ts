@@ -1,7 +1,6 @@
 // import-openapi into an empty service folder writes service.yaml and endpoints that pass the
 // loader's checks as they are: the real exchange OpenAPI, and a small spec with request bodies.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,12 +11,13 @@ import { bodySchema, createBodyAjv } from '../../src/catalogue/validators.js';
 import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
 import { ROOT } from '../support/processes.js';
 import { sharedDataFile } from '../helpers/seed.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('import-openapi into an empty folder');
 
 /** An empty catalogue (schema only) with an empty service folder named `id`. */
 function emptyCatalogue(id: string): { dir: string; serviceDir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-import-'));
+  const dir = tempDir('cat-import-');
   cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
   mkdirSync(join(dir, id));
   return { dir, serviceDir: join(dir, id) };

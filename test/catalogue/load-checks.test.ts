@@ -3,8 +3,7 @@
 // cannot enforce, fields it would ignore. Every problem is a file:line line, all in one pass, both
 // from loadCatalogue (start-up) and from `catalogue lint` (the compiled tool, as a child process).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,12 +12,13 @@ import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { REASON_NAMES } from '../../src/catalogue/reasons.js';
 import { bodySchema, createBodyAjv, createParamAjv, parameterSchema } from '../../src/catalogue/validators.js';
 import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('catalogue checks at load');
 
 /** A catalogue folder with the real JSON Schema and the given files. */
 function catalogue(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-checks-'));
+  const dir = tempDir('cat-checks-');
   cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });

@@ -1,12 +1,12 @@
 // A broken catalogue stops the load with every error at once, each naming file, line and problem.
-import { mkdirSync, mkdtempSync, writeFileSync, cpSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, cpSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('catalogue load errors');
 
@@ -16,7 +16,7 @@ const ENUMS = `enums:\n  Color:\n    values:\n      - { value: RED }\n      - { 
 
 /** A catalogue folder with the schema and one service whose files are given. */
 function catalogue(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-'));
+  const dir = tempDir('cat-');
   cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
   const all = { 'demo/service.yaml': SERVICE, 'demo/releases.yaml': RELEASES, 'demo/enums.yaml': ENUMS, ...files };
   for (const [name, text] of Object.entries(all)) {

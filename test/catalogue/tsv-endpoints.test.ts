@@ -2,8 +2,7 @@
 // (shared/data/exchange-endpoints-3.12.0.tsv), plus spot checks of parameter and security
 // lifecycles, and the OpenAPI importer run against a copy of the catalogue.
 // CATALOGUE_DIR overrides the catalogue folder (default: <repo>/catalogue).
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +12,7 @@ import { findService, resolveService, type EndpointAt } from '../../src/catalogu
 import type { Service } from '../../src/catalogue/model.js';
 import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
 import { sharedDataFile } from '../helpers/seed.js';
+import { tempDir } from '../support/temp.js';
 
 const catalogueDir = process.env.CATALOGUE_DIR ?? DEFAULT_CATALOGUE_DIR;
 let service: Service;
@@ -210,7 +210,7 @@ lifecycle.run();
 const importer = suite('import-openapi');
 
 importer('adds only what is missing, appends, and never rewrites existing entries', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'catalogue-import-'));
+  const tmp = tempDir('catalogue-import-');
   try {
     cpSync(catalogueDir, tmp, { recursive: true });
     const serviceDir = join(tmp, 'exchange');

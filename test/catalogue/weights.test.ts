@@ -1,8 +1,7 @@
 // Request weights in the catalogue: every endpoint alive at 3.12.0 whose OpenAPI description states a
 // weight carries it (fixed: the same value and limit; conditional: rules over the parameters), and a
 // weight that names a parameter the endpoint lacks, or steps that do not ascend, stops the load.
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,6 +10,7 @@ import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { ROOT } from '../support/processes.js';
 import { loadEvidence } from './evidence-sources.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('request weights');
 const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
@@ -52,7 +52,7 @@ test('conditional weights read as the docs say: depth by limit, tickers by symbo
 const SERVICE = `id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: code-msg, codes: { unknown: -1 } }\n`;
 
 function problems(weight: string): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-weight-'));
+  const dir = tempDir('cat-weight-');
   cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
   const files = {
     'demo/service.yaml': SERVICE,

@@ -1,24 +1,20 @@
 // Shared by the release-diff tests: the synthetic fixture catalogue and the CLI runner.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import type { Catalogue, Service } from '../../src/catalogue/model.js';
 import type { Change } from '../../src/diff/index.js';
 import { repoRoot } from '../helpers/seed.js';
+import { tempDir } from '../support/temp.js';
+
+export { tempDir };
 
 export const ROOT = repoRoot();
 export const GOLDEN_DIR = join(ROOT, 'test', 'diff', 'golden');
 const FIXTURE_DIR = join(ROOT, 'test', 'diff', 'fixtures');
 
-/** A temporary folder, removed when the test process exits. */
-export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** test/diff/fixtures/shop with the real catalogue JSON Schema, loaded from a temporary folder. */
 export function loadFixture(): { catalogue: Catalogue; shop: Service; dir: string } {

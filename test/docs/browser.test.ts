@@ -1,20 +1,22 @@
 // The docs pages in a real headless browser (Debian's chromium driven by puppeteer-core): Swagger UI
 // renders every endpoint of the pin, the timeline shows the changes of 3.6.0, the comparison puts two
 // releases side by side, and no request the pages make leaves the gateway's origin. Screenshots of
-// both pages are written to <tmpdir>/catalogue-gateway-docs-screenshots/ (overwritten each run) for
-// people to look at.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// both pages are written to test-output/docs-screenshots/ in the repository (git-ignored,
+// overwritten each run) for people to look at: deliberately not the run's temp folder, which the
+// test runner requires to be left empty.
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { diffReleases } from '../../src/diff/index.js';
 import { startDocsServer, type DocsServer } from './docs-server.js';
+import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PIN = '3.12.0';
-export const SCREENSHOTS = join(tmpdir(), 'catalogue-gateway-docs-screenshots');
+export const SCREENSHOTS = join(ROOT, 'test-output', 'docs-screenshots');
 
 const test = suite('docs pages in a browser');
 let server: DocsServer;
@@ -26,7 +28,7 @@ const complaints: string[] = [];
 
 test.before(async () => {
   server = await startDocsServer({ all: PIN, byService: {} });
-  profile = mkdtempSync(join(tmpdir(), 'docs-chromium-'));
+  profile = tempDir('docs-chromium-');
   mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await puppeteer.launch({
     executablePath: CHROMIUM,

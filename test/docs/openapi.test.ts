@@ -3,8 +3,7 @@
 // security per operation, enums on array items, the gateway's own answers with the service's codes,
 // lifecycle x- fields; `npm run catalogue -- openapi --service` exports one service.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +14,7 @@ import { resolveService } from '../../src/catalogue/resolve.js';
 import { operationId, toOpenApi } from '../../src/catalogue/to-openapi.js';
 import { redoclyLint, swaggerValidate } from '../../tools/export-checks.js';
 import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 type Json = Record<string, any>;
 const test = suite('openapi export');
@@ -24,7 +24,7 @@ const LINTED = ['1.0.0', '3.6.0', '3.12.0'];
 const docAt = (release: string) => toOpenApi(pinViews(catalogue, { all: release, byService: {} })) as Json;
 
 test(`redocly lint (recommended) finds 0 errors at ${LINTED.join(', ')}, and finds the error it should in a broken copy`, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+  const dir = tempDir('openapi-lint-');
   try {
     const files = LINTED.map((r) => {
       const f = join(dir, `openapi-${r}.json`);

@@ -2,8 +2,7 @@
 // security at the pin, required and unknown (--strict) parameters, deprecation headers,
 // X-Gateway-Release, CORS (with the upstream's Vary kept), the owning service's error envelope.
 // The two endpoints are added to a copy of the catalogue; the builder is a test plugin that echoes.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +12,7 @@ import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, gatewayAt } from '../support/gateway.js';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('pipeline parity');
 let upstream: Upstream;
@@ -27,7 +27,7 @@ const FACTS = `    security: API_KEY
       - { name: limit, schema: { type: integer, maximum: 10 }, source: test }`;
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'parity-'));
+  dir = tempDir('parity-');
   cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
   writeFileSync(join(dir, 'exchange/endpoints/parity.yaml'), `# yaml-language-server: $schema=../../schema/endpoints.schema.json
 module: parity
@@ -131,7 +131,7 @@ test('an unknown path only one service could own answers in that service\'s enve
 });
 
 test('a catalogue the runtime could not serve fails at start-up with file:line problems, all in one pass', async () => {
-  const bad = mkdtempSync(join(tmpdir(), 'parity-bad-'));
+  const bad = tempDir('parity-bad-');
   try {
     cpSync(join(ROOT, 'catalogue'), bad, { recursive: true });
     writeFileSync(join(bad, 'exchange/endpoints/bad.yaml'), `module: bad

@@ -1,12 +1,12 @@
 // Reloads under steady load (~200 requests a second): valid edits alternate with broken ones.
 // Shared by the fast test (4 reloads) and the soak (20).
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, type Upstream } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Folders made here, for the caller to remove. */
@@ -14,7 +14,7 @@ export const dirs: string[] = [];
 
 /** A catalogue copy with an extra endpoints file the test rewrites. */
 export function catalogueCopy(): { dir: string; write(body: string): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'reload-'));
+  const dir = tempDir('reload-');
   dirs.push(dir);
   cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
   const file = join(dir, 'exchange/endpoints/extra.yaml');

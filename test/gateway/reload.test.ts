@@ -1,8 +1,7 @@
 // Hot reload: SIGHUP, POST /_gateway/reload and --watch all reload; a tokens-file edit takes effect
 // without a restart. Reloads under steady load (valid edits applied and visible in the next answer,
 // broken ones refused with file:line, no request failing) are the soak's: test/soak/reload-under-load.soak.ts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +11,7 @@ import { catalogueCopy, dirs, endpoint } from './reload-load.js';
 import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 import { sha256 } from '../../src/gateway/client-auth/tokens.js';
 import { TOKENS, bearer } from '../signing/support.js';
+import { tempDir } from '../support/temp.js';
 
 /** A tokens file allowing each named test token every GET of module market. */
 const tokensYaml = (names: (keyof typeof TOKENS)[]) => `tokens:\n${names.map((n) => `  - name: ${n}\n    hash: sha256:${sha256(TOKENS[n]).toString('hex')}\n    allow:\n      - module: market\n`).join('')}`;
@@ -53,7 +53,7 @@ test('SIGHUP, POST /_gateway/reload and --watch reload a running process; health
 });
 
 test('a tokens-file edit takes effect without a restart', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'reload-tokens-'));
+  const dir = tempDir('reload-tokens-');
   dirs.push(dir);
   const tokens = join(dir, 'tokens.yaml');
   writeFileSync(tokens, tokensYaml(['reader']));

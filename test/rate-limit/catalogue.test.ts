@@ -1,7 +1,6 @@
 // rateLimits in service.yaml: loaded with their lifecycle; mistakes stop the load naming file, line and field.
 // Request weights evaluated from the catalogue's rules as the exchange documents them.
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,12 +9,13 @@ import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { requestWeight } from '../../src/gateway/rate-limit/weight.js';
 import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('rate limits in the catalogue');
 const exchange = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
 
 function load(limits: string, apiKeyHeader = true): { problems: string[]; limits?: unknown } {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-limits-'));
+  const dir = tempDir('cat-limits-');
   cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
   const files = {
     'demo/service.yaml': `id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: code-msg, codes: { unknown: -1, tooManyRequests: -1003 } }\n${apiKeyHeader ? 'security: { apiKeyHeader: X-Key }\n' : ''}rateLimits:\n${limits}`,

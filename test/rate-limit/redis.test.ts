@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 import { catalogueWithLimits } from './small-limits.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
@@ -29,7 +30,7 @@ async function gateway(extra: string[] = []) {
   return p;
 }
 const catalogue = catalogueWithLimits({ weight: LIMIT });
-const cacheDir = `${catalogue}-cache`;
+const cacheDir = tempDir('cat-rate-limit-cache-');
 
 const status = async (url: string) => {
   const r = await fetch(url + DEPTH);

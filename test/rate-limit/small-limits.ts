@@ -1,9 +1,9 @@
 // A copy of the repository's catalogue with the exchange's limits made small, so a test reaches them
 // in a few requests instead of 6000 weight per minute.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 export interface SmallLimits {
   /** REQUEST_WEIGHT per minute (the exchange's: 6000). */
@@ -13,7 +13,7 @@ export interface SmallLimits {
 }
 
 export function catalogueWithLimits(l: SmallLimits): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cat-rate-limit-'));
+  const dir = tempDir('cat-rate-limit-');
   cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
   const file = join(dir, 'exchange/service.yaml');
   const text = readFileSync(file, 'utf8');

@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 import { catalogueWithLimits } from './small-limits.js';
 
 const test = suite('rate limits under --workers');
@@ -13,7 +14,7 @@ test.after(async () => { await up.stop(); });
 test('2 workers: each refuses past half the limit; the combined forwarded weight stays within it', async () => {
   const catalogue = catalogueWithLimits({ weight: 100 });
   const gw = await startGatewayProcess(['--workers', '2', '--release', '3.12.0', '--upstream', `exchange=${up.url}`, '--catalogue', catalogue],
-    { GATEWAY_CACHE_DIR: `${catalogue}-cache` });
+    { GATEWAY_CACHE_DIR: tempDir('cat-rate-limit-cache-') });
   try {
     const answers = await Promise.all(Array.from({ length: 40 }, async () => {
       const r = await fetch(`${gw.url}/api/v3/depth?symbol=BTCUSDT&limit=100`); // weight 5

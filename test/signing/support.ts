@@ -1,16 +1,15 @@
 // Shared fixtures of the signing tests: key pairs on disk, a tokens file, an in-process gateway
 // in signing mode pointed at the local verifying upstream.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig } from '../../src/config.js';
 import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
+import { tempDir } from '../support/temp.js';
 
-export const dir = mkdtempSync(join(tmpdir(), 'gw-signing-'));
-process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+export const dir = tempDir('gw-signing-');
 
 export const HMAC_KEY = 'hmac-api-key-AbCdEf0123456789';
 export const HMAC_SECRET = 'hmac-secret-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0PpOoNnMmLl';

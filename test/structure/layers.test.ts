@@ -1,13 +1,13 @@
 // Layers point one way (DESIGN.md): catalogue/, upstream/, builders/ and diff/ import nothing from
 // gateway/ or cli/, and no file or folder in src/ or tools/ is part of an import cycle. The rules live
 // in .dependency-cruiser.cjs; the second test proves the check can fail by planting violations in a copy.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT } from '../support/processes.js';
 import { describe, layerViolations } from './cruise.js';
+import { tempDir } from '../support/temp.js';
 
 const test = suite('layering');
 
@@ -17,7 +17,7 @@ test('src/ and tools/ break no layering rule and have no file or folder cycle', 
 });
 
 test('the check fails on a planted file cycle and on catalogue/ importing gateway/', () => {
-  const copy = mkdtempSync(join(tmpdir(), 'layers-'));
+  const copy = tempDir('layers-');
   try {
     for (const p of ['src', 'tools', 'tsconfig.json', '.dependency-cruiser.cjs']) cpSync(join(ROOT, p), join(copy, p), { recursive: true });
     writeFileSync(join(copy, 'src/planted-a.ts'), "import { b } from './planted-b.js';\nexport const a = () => b;\n");

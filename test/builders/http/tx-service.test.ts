@@ -1,7 +1,6 @@
 // The transaction service over HTTP: the four seed endpoints answer {"txHex"}; bad input is a
 // 400 {"error"} naming the field; a YAML entry alone exposes another builder.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +11,7 @@ import {
   ALICE, POOL_BECH32, POOL_HEX, delegateStakeRequest, lockFundRequest, mintTokensRequest, sendLovelaceRequest, unlockFundRequest,
 } from '../cardano/fixtures.js';
 import { verifyTx } from '../cardano/verify.js';
+import { tempDir } from '../../support/temp.js';
 
 const test = suite('transaction service over HTTP');
 let gw: RunningGateway;
@@ -85,7 +85,7 @@ test('CORS is on for the transaction service', async () => {
 });
 
 test('a YAML entry alone exposes POST /delegate_stake (catalogue copy, --catalogue, no code change)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'catalogue-copy-'));
+  const dir = tempDir('catalogue-copy-');
   cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
   const file = join(dir, 'tx-examples/endpoints/transactions.yaml');
   writeFileSync(file, `${readFileSync(file, 'utf8')}
