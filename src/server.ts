@@ -338,7 +338,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
     if ((socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage?.headersSent) return void socket.destroy(); // an answer is under way: no second one
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    refuseOnSocket(recording, socket as Socket, status);
+    refuseOnSocket(recording, socket as Socket, status, [], (err as { rawPacket?: Buffer }).rawPacket);
   });
   const websockets = lazyWebsockets(gateway, (served) => ({
     views: served.views, upstreams: config.upstreams, strict: config.strict, timeoutMs: config.timeoutMs, maxPayload: config.bodyLimit, logger, metrics: gateway.metrics,

@@ -2,7 +2,7 @@
 // cap, a request node's parser refused (malformed, headers too large or too slow), a websocket
 // upgrade refused. Each is a last answer: the connection closes after it. Like every other answer
 // it carries X-Request-Id, and it is recorded (access line, histogram) as refused:<status>.
-import { STATUS_CODES } from 'node:http';
+import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connectionIdleSince, recordRaw, refusedLabel, type RecordOptions } from './access-record.js';
@@ -22,11 +22,21 @@ export function writeLastAnswer(socket: Duplex, status: number, headers: string[
   return Buffer.byteLength(text);
 }
 
-/** Refuse a connection or an unparsable request with an empty answer, under a new request id, and record it. */
-export function refuseOnSocket(o: RecordOptions, socket: Socket, status: number, headers: string[] = []): RequestIdentity {
+/**
+ * Refuse a connection or an unparsable request with an empty answer, under a new request id, and
+ * record it. `raw`: what node's parser had read (clientError's err.rawPacket), for the method.
+ */
+export function refuseOnSocket(o: RecordOptions, socket: Socket, status: number, headers: string[] = [], raw?: Buffer): RequestIdentity {
   const who = newIdentity();
   const arrived = connectionIdleSince(socket);
   const bytes = writeLastAnswer(socket, status, [`X-Request-Id: ${who.id}`, ...headers]);
-  recordRaw(o, who, { route: refusedLabel(status), status, arrived, bytes });
+  recordRaw(o, who, { method: methodOf(raw), route: refusedLabel(status), status, arrived, bytes });
   return who;
+}
+
+/** The method of a request line, when it is one node knows (nothing else of the request is logged). */
+function methodOf(raw: Buffer | undefined): string | undefined {
+  if (!raw) return undefined;
+  const token = /^([A-Z-]{3,20}) /.exec(raw.subarray(0, 24).toString('latin1'))?.[1];
+  return token && METHODS.includes(token) ? token : undefined;
 }

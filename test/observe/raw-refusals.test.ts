@@ -62,6 +62,8 @@ test('malformed, oversized and too slow requests: answered with an id, one acces
     assert.is(mine.length, 1, `${what}: one access line: ${lines.join('')}`);
     assert.equal({ reqId: mine[0].reqId, route: mine[0].route, status: mine[0].status }, { reqId: id, route: `refused:${status}`, status }, what);
     assert.type(mine[0].ms, 'number');
+    if (what === 'malformed header') assert.is(mine[0].method, 'GET', 'the method, when the request line was read');
+    assert.ok(mine[0].method === undefined || mine[0].method === 'GET', `${what}: method ${mine[0].method}`);
     assert.ok((mine[0].bytes as number) > 0);
     const text2 = lines.join('');
     for (const s of ['secret', 's3', 't0ken', 'ffff']) assert.not.ok(text2.includes(s), `${what}: "${s}" in ${text2}`);

@@ -4,6 +4,7 @@
 // the passphrase, the API keys nor a token may appear in the logs or in any answer.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -89,6 +90,23 @@ for (const [name, env] of Object.entries(RUNS)) {
       if (want !== undefined) assert.is(res.status, want, `${path}: ${text}`);
     };
     const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    /** Write a request on a fresh socket; the answer's X-Request-Id is what its access line must carry. */
+    const rawCall = async (text: string, want: number) => {
+      const { port } = new URL(gw.url);
+      const answer = await new Promise<string>((resolve) => {
+        const s = connect(Number(port), '127.0.0.1', () => s.write(text));
+        let got = '';
+        s.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+        s.on('error', () => {});
+        s.on('close', () => resolve(got));
+        setTimeout(() => s.destroy(), 3000).unref();
+      });
+      answers.push(answer);
+      assert.match(answer, new RegExp(`^HTTP/1.1 ${want} `), answer);
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)?.[1];
+      assert.ok(id, `an id on the raw answer: ${answer}`);
+      sent.push({ id: id!, status: want });
+    };
     try {
       await call('/api/v3/account?omitZeroBalances=true', { headers: bearer(TOKENS.trader) }, 200);
       await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=GTC&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 200);
@@ -102,6 +120,11 @@ for (const [name, env] of Object.entries(RUNS)) {
       await call('/api/v3/account', { headers: { ...bearer(TOKENS.trader), 'x-test-delay-ms': '2500' } }, 504);
       await call(`/api/v3/account?timestamp=${Date.now()}&signature=deadbeef`, { headers: { ...bearer(TOKENS.trader), 'X-MBX-APIKEY': HMAC_KEY } }, 400);
       for (const p of ['/_gateway/health', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/metrics']) await call(p);
+      // Answered on the raw socket: a websocket upgrade refused (bad stream name), a request node's
+      // parser refuses. Both carry a token and a signature; each has its access line, neither leaks.
+      const secretHeaders = `Authorization: Bearer ${TOKENS.trader}\r\nX-MBX-APIKEY: ${HMAC_KEY}\r\n`;
+      await rawCall(`GET /ws/BNBUSDT@trade?signature=deadbeef HTTP/1.1\r\nHost: x\r\nX-Request-Id: run-ws\r\n${secretHeaders}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400);
+      await rawCall(`GET /api/v3/account?signature=deadbeef HTTP/1.1\r\n${secretHeaders}Bad Header\r\n\r\n`, 400);
       const recs = await upstream.records();
       assert.ok(recs.some((r) => r.verified === true), 'signed requests went through');
       for (const r of recs) assert.is(r.headers.authorization, undefined);
