@@ -183,7 +183,7 @@ test('binary stays binary, text stays text, bytes identical, both ways', async (
   assert.is(m2.data.toString('utf8'), text);
   c.ws.send(bin, { binary: true });
   c.ws.send(text);
-  await sleep(50);
+  for (let waited = 0; conn.received.length < 2 && waited < 2000; waited += 10) await sleep(10); // a loaded machine may take longer than 50 ms
   assert.ok(conn.received[0].isBinary && Buffer.compare(conn.received[0].data, bin) === 0);
   assert.ok(!conn.received[1].isBinary && conn.received[1].data.toString() === text);
   c.ws.close();
