@@ -6,6 +6,7 @@ import type {
 } from './model.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
+import { fileValidators, type Kind } from './file-validators.js';
 import { SchemaCheck } from './schema-check.js';
 import { bodySchema, parameterSchema } from './validators.js';
 import type { ParsedYaml } from './yaml-file.js';
@@ -15,7 +16,6 @@ export interface RawFile extends ParsedYaml {
   path: string;
 }
 
-type Kind = 'service' | 'releases' | 'enums' | 'streams' | 'wsApi' | 'endpoints';
 const KIND_OF: Record<string, Kind> = {
   'service.yaml': 'service',
   'releases.yaml': 'releases',
@@ -25,24 +25,6 @@ const KIND_OF: Record<string, Kind> = {
   'endpoints.yaml': 'endpoints',
 };
 const LIFECYCLE_KEYS = ['added', 'deprecated', 'removed'] as const;
-
-let validators: Record<Kind, ValidateFunction> | null = null;
-let validatorsFor: unknown = null;
-
-function fileValidators(schema: Record<string, unknown>): Record<Kind, ValidateFunction> {
-  if (validators && validatorsFor === schema) return validators;
-  // Loaded on first use: a start-up served from the JSON cache never checks the schema again.
-  const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020') as typeof import('ajv/dist/2020.js');
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  ajv.addSchema(schema, 'catalogue');
-  const v = (def: string) => ajv.compile({ $ref: `catalogue#/$defs/${def}` });
-  validators = {
-    service: v('serviceFile'), releases: v('releasesFile'), enums: v('enumsFile'),
-    streams: v('streamsFile'), wsApi: v('wsApiFile'), endpoints: v('endpointsFile'),
-  };
-  validatorsFor = schema;
-  return validators;
-}
 
 function schemaMessage(e: ErrorObject): string {
   const where = e.instancePath ? `${e.instancePath.slice(1).replaceAll('/', '.')}: ` : '';
@@ -99,9 +81,9 @@ function compact(data: unknown): unknown {
 }
 
 export function buildService(
-  id: string, raw: RawFile[], schema: Record<string, unknown>, problems: Problem[], warnings: Problem[],
+  id: string, raw: RawFile[], schema: Record<string, unknown>, problems: Problem[], warnings: Problem[], cacheDir: string | false = false,
 ): Service | null {
-  const v = fileValidators(schema);
+  const v = fileValidators(schema, cacheDir);
   const byKind = new Map<Kind, RawFile[]>();
   for (const f of raw) {
     const kind = KIND_OF[f.path] ?? (f.path.startsWith('endpoints/') ? 'endpoints' : undefined);

@@ -83,12 +83,12 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
     }
   }
   const texts = new Map([...bytes].map(([f, data]) => [f, data.toString('utf8')]));
-  const result = { ...build(root, files, texts), hash: digest.slice(0, 16) };
+  const result = { ...build(root, files, texts, cacheDir), hash: digest.slice(0, 16) };
   if (cacheFile) writeCache(cacheFile, result);
   return result;
 }
 
-function build(root: string, files: string[], texts: Map<string, string>): Omit<LoadResult, 'hash'> {
+function build(root: string, files: string[], texts: Map<string, string>, cacheDir: string | false): Omit<LoadResult, 'hash'> {
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const display = (f: string) => relative(process.cwd(), join(root, f)) || f;
@@ -111,7 +111,7 @@ function build(root: string, files: string[], texts: Map<string, string>): Omit<
   if (byService.size === 0) problems.push({ file: display('.'), line: 0, message: 'no service folders with YAML files found' });
   const services = [];
   for (const [id, raw] of [...byService].sort(([a], [b]) => a.localeCompare(b))) {
-    const svc = buildService(id, raw, schema, problems, warnings);
+    const svc = buildService(id, raw, schema, problems, warnings, cacheDir);
     if (svc) services.push(svc);
   }
   checkAcrossServices(services, problems);

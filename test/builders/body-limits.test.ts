@@ -9,7 +9,7 @@ import { ALICE, BOB, TOKEN_POLICY, ada, mintTokensRequest, sendLovelaceRequest, 
 
 const test = suite('tx-examples body limits');
 
-const { catalogue } = loadCatalogue(undefined, { cacheDir: false });
+const { catalogue } = loadCatalogue();
 const service = catalogue.services.find((s) => s.id === 'tx-examples')!;
 const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
 

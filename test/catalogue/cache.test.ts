@@ -2,7 +2,7 @@
 // cached is checked again by a newer one. Writing a cache prunes the older caches of that folder.
 // The cache is written as ASCII JSON (a one-byte string is faster to read back).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
@@ -52,7 +52,7 @@ test('a catalogue cached by an older loader is checked again', async () => {
   try {
     assert.is(older.loadCatalogue(cat, { cacheDir }).fromCache, false);
     assert.is(older.loadCatalogue(cat, { cacheDir }).fromCache, true, 'the older loader reads its own cache');
-    assert.is(readdirSync(cacheDir).length, 1);
+    assert.is(readdirSync(cacheDir).filter((f) => f.startsWith('catalogue-')).length, 1);
     try {
       loadCatalogue(cat, { cacheDir });
       assert.unreachable('the current loader must not take the older cache');
@@ -109,6 +109,29 @@ test('the cache is ASCII JSON and reads back as the catalogue it was built from'
   } finally {
     for (const d of [cat, cacheDir]) rmSync(d, { recursive: true, force: true });
   }
+});
+
+test('the file-kind validators kept in the cache folder (ajv standalone code) find exactly what freshly compiled ones find', () => {
+  const cat = catalogue('module: m\nendpoints:\n  - method: GET\n    pathh: /v1/a\n    summary: 3\n  - method: FETCH\n    path: /v1/b\n');
+  const cacheDir = tempDir('cat-cache-validators-');
+  // Each load in its own process: within one, the validators are kept in memory after the first.
+  const problems = (dir: string | false) => {
+    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
+      try { m.loadCatalogue(${JSON.stringify(cat)}, { cacheDir: ${JSON.stringify(dir)} }); console.log('[]'); }
+      catch (e) { console.log(JSON.stringify(e.problems.map((p) => [p.line, p.message]))); } })`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as [number, string][];
+  };
+  const fresh = problems(false);
+  assert.ok(fresh.length >= 3, JSON.stringify(fresh));
+  assert.ok(fresh.some(([, m]) => /pathh/.test(m)) && fresh.some(([, m]) => /FETCH|method/.test(m)), JSON.stringify(fresh));
+  assert.equal(problems(cacheDir), fresh, 'generating and keeping them');
+  const kept = readdirSync(cacheDir).filter((f) => /^file-validators-[0-9a-f]{16}\.cjs$/.test(f));
+  assert.is(kept.length, 1, readdirSync(cacheDir).join(', '));
+  const written = statSync(join(cacheDir, kept[0])).mtimeMs;
+  assert.equal(problems(cacheDir), fresh, 'reading them back');
+  assert.is(statSync(join(cacheDir, kept[0])).mtimeMs, written, 'read, not generated again');
 });
 
 test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp folder); GATEWAY_CACHE_DIR moves it', () => {

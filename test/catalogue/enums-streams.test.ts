@@ -11,7 +11,7 @@ import type { Service, Stream } from '../../src/catalogue/model.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 
 const DATA = '/work/shared/data';
-const { catalogue } = loadCatalogue(undefined, { cacheDir: false });
+const { catalogue } = loadCatalogue();
 const exchange: Service = findService(catalogue, 'exchange');
 const at = (release: string): ReleaseView => resolveService(exchange, release);
 const enumValues = (release: string, name: string): Set<string> => new Set(at(release).enumValues(name).map((v) => v.value));

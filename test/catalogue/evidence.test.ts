@@ -13,7 +13,7 @@ import { loadEvidence } from './evidence-sources.js';
 import { answered, compareWithEvidence } from './evidence-compare.js';
 
 const PIN = '3.12.0';
-const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
+const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
 const evidence = loadEvidence();
 const { all, info } = compareWithEvidence(service, PIN);
 

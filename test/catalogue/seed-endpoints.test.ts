@@ -12,7 +12,7 @@ import { loadExchangeSeed, parseTags, sectionDefaults, seedKey, seedStatusAt, ty
 const seed: ExchangeSeed = loadExchangeSeed();
 let service: Service;
 const load = () => {
-  service ??= findService(loadCatalogue(process.env.CATALOGUE_DIR ?? DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
+  service ??= findService(loadCatalogue(process.env.CATALOGUE_DIR ?? DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
   return service;
 };
 

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 
-const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
+const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
 const view = resolveService(service, '3.12.0');
 const at = (key: string) => view.served.find((e) => e.endpoint.key === key)!;
 const SIGNING = ['timestamp', 'signature', 'recvWindow'];

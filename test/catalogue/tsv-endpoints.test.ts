@@ -16,7 +16,7 @@ import { tempDir } from '../support/temp.js';
 
 const catalogueDir = process.env.CATALOGUE_DIR ?? DEFAULT_CATALOGUE_DIR;
 let service: Service;
-const load = () => (service ??= findService(loadCatalogue(catalogueDir, { cacheDir: false }).catalogue, 'exchange'));
+const load = () => (service ??= findService(loadCatalogue(catalogueDir).catalogue, 'exchange'));
 
 function readTsv(name: string): Record<string, string>[] {
   const [head, ...lines] = readFileSync(sharedDataFile(name), 'utf8').split(/\r?\n/).filter(Boolean);

@@ -13,7 +13,7 @@ import { loadEvidence } from './evidence-sources.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('request weights');
-const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
+const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
 const view = resolveService(service, '3.12.0');
 
 test('every endpoint alive at 3.12.0 with a weight in the OpenAPI carries it', () => {

@@ -9,7 +9,7 @@ export const PIN = '3.12.0';
 
 let view: ReleaseView | undefined;
 export function pinned(): ReleaseView {
-  view ??= resolveService(findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange'), PIN);
+  view ??= resolveService(findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange'), PIN);
   return view;
 }
 

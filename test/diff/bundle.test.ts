@@ -34,13 +34,14 @@ test('the bundled tool prints what the modules compute, both ways over the whole
 test('the bundled tool reads the cache the modules wrote, and does not write another', () => {
   const cacheDir = tempDir('diff-bundle-cache-');
   assert.is(loadCatalogue(undefined, { cacheDir }).fromCache, false);
-  const [file] = readdirSync(cacheDir);
+  const caches = () => readdirSync(cacheDir).filter((f) => f.startsWith('catalogue-')); // (beside the file-kind validators)
+  const [file] = caches();
   const written = statSync(join(cacheDir, file)).mtimeMs;
   const r = spawnSync(process.execPath, [TOOL, '1.0.0', '1.1.0', '--service', 'exchange'], {
     cwd: ROOT, encoding: 'utf8', env: { ...process.env, GATEWAY_CACHE_DIR: cacheDir },
   });
   assert.is(r.status, 0, r.stderr);
-  assert.equal(readdirSync(cacheDir), [file], 'one cache, the same name');
+  assert.equal(caches(), [file], 'one cache, the same name');
   assert.is(statSync(join(cacheDir, file)).mtimeMs, written, 'not rewritten');
 });
 

@@ -12,7 +12,7 @@ import { ROOT } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('rate limits in the catalogue');
-const exchange = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR, { cacheDir: false }).catalogue, 'exchange');
+const exchange = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
 
 function load(limits: string, apiKeyHeader = true): { problems: string[]; limits?: unknown } {
   const dir = tempDir('cat-limits-');
