@@ -1,7 +1,8 @@
 // Runs the uvu test files compiled under dist/test and ends with the line CI reads:
 // "N passed, N failed[, N skipped]". Each file runs in its own process so one file's servers,
 // timers or WASM memory cannot leak into the next; files run in parallel, TEST_CONCURRENCY at a
-// time (default: one per core). Exit status is non-zero if anything failed.
+// time (default: two per core, as most files spend much of their time waiting on deadlines,
+// sockets or a browser; soaks one per core). Exit status is non-zero if anything failed.
 //   node test/run.mjs [--soak] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
@@ -21,7 +22,7 @@ const soak = args.includes('--soak');
 const pattern = args.find((a) => !a.startsWith('--'));
 const filter = pattern ? new RegExp(pattern) : null;
 const suffix = soak ? '.soak.js' : '.test.js';
-const concurrency = Number(process.env.TEST_CONCURRENCY) || availableParallelism();
+const concurrency = Number(process.env.TEST_CONCURRENCY) || availableParallelism() * (soak ? 1 : 2);
 const FILE_TIMEOUT_MS = 15 * 60_000;
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
 const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');
