@@ -102,7 +102,7 @@ function build(root: string, files: string[], texts: Map<string, string>, cacheD
     if (!f.endsWith('.yaml') && !f.endsWith('.yml')) continue;
     const [service] = f.split('/');
     if (service === 'schema') continue;
-    const parsed = parseYamlFile(display(f), texts.get(f)!, problems);
+    const parsed = parseYamlFile(display(f), texts.get(f)!, problems, cacheDir);
     if (!parsed) continue;
     const list = byService.get(service) ?? [];
     list.push({ path: f.slice(service.length + 1), ...parsed });
