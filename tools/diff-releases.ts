@@ -55,7 +55,7 @@ function main(argv: string[]): number {
     const base = openBase(baseSpec, catalogue.dir);
     try {
       // A git revision is extracted to a fresh temporary folder: caching it would only litter the cache.
-      const baseCatalogue = loadCatalogue(base.dir, { cacheDir: base.dir === catalogue.dir ? undefined : false }).catalogue;
+      const baseCatalogue = loadCatalogue(base.dir, { modelCache: base.dir === catalogue.dir }).catalogue;
       result = diffCatalogues(baseCatalogue, catalogue, service, base.label, { ...opts, releases: releases.length ? releases : undefined });
     } finally {
       base.dispose();

@@ -36,6 +36,12 @@ const SCHEMA_FILE = 'schema/catalogue.schema.json';
 export interface LoadOptions {
   /** Folder for the JSON cache; false disables it. Default: $GATEWAY_CACHE_DIR, else defaultCacheDir(). */
   cacheDir?: string | false;
+  /**
+   * false: keep no model of this catalogue (a one-off folder, e.g. a git revision extracted for
+   * `diff --base`, would only leave a cache entry nobody reads again), while still using the
+   * folder's kept YAML parses and validators, which are keyed by content alone.
+   */
+  modelCache?: boolean;
 }
 
 /**
@@ -73,7 +79,7 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
     hash.update(f).update('\0').update(data).update('\0');
   }
   const digest = hash.digest('hex');
-  const cacheFile = cacheDir === false ? null : join(cacheDir, cacheFileName(root, digest));
+  const cacheFile = cacheDir === false || opts.modelCache === false ? null : join(cacheDir, cacheFileName(root, digest));
   if (cacheFile) {
     try {
       const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as LoadResult;

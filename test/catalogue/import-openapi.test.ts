@@ -25,7 +25,7 @@ function emptyCatalogue(id: string): { dir: string; serviceDir: string } {
 
 function load(dir: string) {
   try {
-    return loadCatalogue(dir, { cacheDir: false });
+    return loadCatalogue(dir, { modelCache: false });
   } catch (e) {
     if (e instanceof CatalogueError) assert.unreachable(`the imported catalogue does not load:\n${e.problems.map(formatProblem).join('\n')}`);
     throw e;

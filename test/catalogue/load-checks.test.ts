@@ -29,7 +29,7 @@ function catalogue(files: Record<string, string>): string {
 
 function problemsOf(dir: string): string[] {
   try {
-    loadCatalogue(dir, { cacheDir: false });
+    loadCatalogue(dir, { modelCache: false });
   } catch (e) {
     if (e instanceof CatalogueError) return e.problems.map(formatProblem);
     throw e;

@@ -28,7 +28,7 @@ function catalogue(files: Record<string, string>): string {
 
 function errorsOf(files: Record<string, string>): string[] {
   try {
-    loadCatalogue(catalogue(files), { cacheDir: false });
+    loadCatalogue(catalogue(files), { modelCache: false });
   } catch (e) {
     if (e instanceof CatalogueError) return e.problems.map(formatProblem);
     throw e;
@@ -40,7 +40,7 @@ function errorsOf(files: Record<string, string>): string[] {
 const endpoints = (body: string) => ({ 'demo/endpoints/things.yaml': `module: things\nendpoints:\n${body}` });
 
 test('a good catalogue loads', () => {
-  const { catalogue: c } = loadCatalogue(catalogue(endpoints(`  - method: GET\n    path: /v1/thing\n    added: '1.1'\n`)), { cacheDir: false });
+  const { catalogue: c } = loadCatalogue(catalogue(endpoints(`  - method: GET\n    path: /v1/thing\n    added: '1.1'\n`)), { modelCache: false });
   assert.is(c.services[0].endpoints.length, 1);
   assert.is(c.services[0].endpoints[0].span.added, 1);
 });
@@ -84,7 +84,7 @@ test('duplicate endpoint (overlapping lives), pointing at both places', () => {
 });
 
 test('the same endpoint with disjoint lives is allowed (removed, then added again)', () => {
-  const { catalogue: c } = loadCatalogue(catalogue(endpoints(`  - method: GET\n    path: /v1/thing\n    removed: '1.1'\n  - method: GET\n    path: /v1/thing\n    added: '2.0rc1'\n`)), { cacheDir: false });
+  const { catalogue: c } = loadCatalogue(catalogue(endpoints(`  - method: GET\n    path: /v1/thing\n    removed: '1.1'\n  - method: GET\n    path: /v1/thing\n    added: '2.0rc1'\n`)), { modelCache: false });
   assert.is(c.services[0].endpoints.length, 2);
 });
 

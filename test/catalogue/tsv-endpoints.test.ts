@@ -235,7 +235,7 @@ importer('adds only what is missing, appends, and never rewrites existing entrie
     for (const [f, list] of before) if (f !== 'trade.yaml') assert.equal(parse(readFileSync(join(endpointsDir, f), 'utf8')).endpoints, list, f);
 
     assert.equal(importOpenApi(spec, serviceDir, { dryRun: true }).added, [], 'a second import adds nothing');
-    const merged = findService(loadCatalogue(tmp, { cacheDir: false }).catalogue, 'exchange');
+    const merged = findService(loadCatalogue(tmp, { modelCache: false }).catalogue, 'exchange');
     assert.is(merged.endpoints.length, load().endpoints.length - removedAlgo + real.added.length);
     assert.ok(real.added.every((k) => k.includes('/algo/')), 'only the removed module comes back');
   } finally {

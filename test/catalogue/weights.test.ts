@@ -63,7 +63,7 @@ function problems(weight: string): string[] {
     writeFileSync(join(dir, name), text);
   }
   try {
-    loadCatalogue(dir, { cacheDir: false });
+    loadCatalogue(dir, { modelCache: false });
     return [];
   } catch (e) {
     if (e instanceof CatalogueError) return e.problems.map(formatProblem);

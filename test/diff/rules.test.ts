@@ -69,7 +69,7 @@ function writeFixture(): string {
   return dir;
 }
 
-const { catalogue } = loadCatalogue(writeFixture(), { cacheDir: false });
+const { catalogue } = loadCatalogue(writeFixture(), { modelCache: false });
 const changes = diffReleases(catalogue, 'rules', '1', '2').changes;
 /** Rule ids reported for one case, sorted. */
 const ids = (cs: Change[], endpoint: string) => cs.filter((c) => c.endpoint === endpoint).map((c) => c.id).sort();

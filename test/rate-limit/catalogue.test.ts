@@ -26,7 +26,7 @@ function load(limits: string, apiKeyHeader = true): { problems: string[]; limits
     writeFileSync(join(dir, name), text);
   }
   try {
-    return { problems: [], limits: loadCatalogue(dir, { cacheDir: false }).catalogue.services[0].rateLimits };
+    return { problems: [], limits: loadCatalogue(dir, { modelCache: false }).catalogue.services[0].rateLimits };
   } catch (e) {
     if (e instanceof CatalogueError) return { problems: e.problems.map(formatProblem) };
     throw e;
