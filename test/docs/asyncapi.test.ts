@@ -28,8 +28,8 @@ const PATHS = { ...exchange.streamPaths, wsApi: exchange.wsApiPath };
 /** Values for the placeholders typed by a pattern (enum placeholders take their first value). */
 const SAMPLES: Record<string, string> = { symbol: 'btcusdt', listenKey: 'A1'.repeat(30) };
 
-test('@asyncapi/parser finds no error at 3.0.0rc1, 3.6.0 and the pin; it does in a broken copy', async () => {
-  for (const r of ['3.0.0rc1', '3.6.0', PIN]) {
+test('@asyncapi/parser finds no error at the pin (other releases: test/soak/exports.soak.ts); it does in a broken copy', async () => {
+  for (const r of [PIN]) {
     const errors = await asyncApiErrors(toAsyncApi([resolveService(exchange, r)]));
     assert.equal(errors, [], `at ${r}`);
   }

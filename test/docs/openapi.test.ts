@@ -20,7 +20,8 @@ type Json = Record<string, any>;
 const test = suite('openapi export');
 const { catalogue } = loadCatalogue();
 const exchange = catalogue.services.find((s) => s.id === 'exchange')!;
-const LINTED = ['1.0.0', '3.6.0', '3.12.0'];
+/** Linted here at the pin; test/soak/exports.soak.ts lints the oldest and a middle release too (npm run lint:exports: all). */
+const LINTED = ['3.12.0'];
 const docAt = (release: string) => toOpenApi(pinViews(catalogue, { all: release, byService: {} })) as Json;
 
 test(`redocly lint (recommended) finds 0 errors at ${LINTED.join(', ')}, and finds the error it should in a broken copy`, () => {

@@ -1,12 +1,13 @@
+// A soak (npm run test:soak): 5 000 builds on the test's own loop.
 // A long-running gateway must not grow: every CSL / whisky-js object a build creates lives in WASM
 // memory, which never shrinks, so any leak shows up as resident memory growth.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import sendLovelace from '../../../src/builders/cardano/send-lovelace.js';
-import unlockFund from '../../../src/builders/cardano/unlock-fund.js';
-import { sendLovelaceRequest, unlockFundRequest } from './fixtures.js';
+import sendLovelace from '../../src/builders/cardano/send-lovelace.js';
+import unlockFund from '../../src/builders/cardano/unlock-fund.js';
+import { sendLovelaceRequest, unlockFundRequest } from '../builders/cardano/fixtures.js';
 
 const test = suite('memory');
 
