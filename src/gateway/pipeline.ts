@@ -253,13 +253,12 @@ async function forward(p: Program, ex: Exchange, state: RequestState): Promise<v
  * dispatch, so it also marks when the upstream's part began (the access line's upstream time).
  */
 function forwardedHeaders(req: IncomingMessage): Record<string, string> {
-  const ip = req.socket.remoteAddress ?? 'unknown';
+  const peer = peerOf(req.socket as PeerSocket);
   const xff = req.headers['x-forwarded-for'];
   const fwd = req.headers.forwarded;
-  const node = ip.includes(':') ? `"[${ip}]"` : ip;
   const out: Record<string, string> = {
-    'x-forwarded-for': xff ? `${xff}, ${ip}` : ip,
-    forwarded: `${fwd ? `${fwd}, ` : ''}for=${node};proto=http`,
+    'x-forwarded-for': xff ? `${xff}, ${peer.ip}` : peer.ip,
+    forwarded: fwd ? `${fwd}, ${peer.forwarded}` : peer.forwarded,
   };
   const who = identityOf(req);
   if (who) {
@@ -268,6 +267,18 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
     out.traceparent = who.traceparent;
   }
   return out;
+}
+
+/** A connection's own forwarding values, worked out on its first request (keep-alive clients send many). */
+const PEER = Symbol('gateway.peer');
+type PeerSocket = IncomingMessage['socket'] & { [PEER]?: { ip: string; forwarded: string } };
+function peerOf(socket: PeerSocket): { ip: string; forwarded: string } {
+  let peer = socket[PEER];
+  if (!peer) {
+    const ip = socket.remoteAddress ?? 'unknown';
+    socket[PEER] = peer = { ip, forwarded: `for=${ip.includes(':') ? `"[${ip}]"` : ip};proto=http` };
+  }
+  return peer;
 }
 
 /**
