@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 const BENCHES: [string, string[]][] = [
   ['catalogue.js', []],
   ['diff.js', []],
+  ['reload.js', []],
   ['proxy.js', ['20000', '7']],
   ['builders.js', ['--seconds', '1']],
   ['signing.js', []],
