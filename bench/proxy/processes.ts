@@ -1,5 +1,5 @@
-// Forwarder and upstream processes for the proxy benches: forked from dist/bench/proxy/, each prints
-// "port <n>" when it listens. However the bench ends (a failed round, Ctrl-C), none is left behind.
+// Forwarder, upstream and load-generator processes for the benches: forked from dist/bench/proxy/;
+// a server prints "port <n>" when it listens, a client says 'ready' over IPC. However the bench ends (a failed round, Ctrl-C), none is left behind.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +22,16 @@ export function startProcess(script: string, args: string[] = [], execArgv: stri
       const m = /port (\d+)/.exec(d.toString());
       if (m) resolve({ child, port: Number(m[1]) });
     });
+    child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
+  });
+}
+
+/** Fork `script` (relative to dist/bench/), a client that listens on nothing: resolve once it says 'ready' over IPC. */
+export function startClient(script: string, execArgv: string[] = []): Promise<ChildProcess> {
+  const child = fork(fileURLToPath(new URL(`../${script}`, import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => { if (m === 'ready') resolve(child); });
     child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
   });
 }

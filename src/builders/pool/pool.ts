@@ -114,9 +114,14 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
     if (closed) throw new Error('builder pool is closed');
     if (piscina.queueSize >= maxQueue) throw busy();
     const started = performance.now();
+    // The deadline is a timer cleared when the build answers, not AbortSignal.timeout(): that one's
+    // timer outlives the build until it fires, so a busy pool would keep thousands of them alive,
+    // promoted to the old generation and swept by the request loop's major collections.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
     let answer: WorkerAnswer;
     try {
-      answer = await piscina.run({ builder, body }, { signal: AbortSignal.timeout(deadlineMs) });
+      answer = await piscina.run({ builder, body }, { signal: deadline.signal });
     } catch (e) {
       const err = e as Error;
       if (err?.name === 'AbortError') {
@@ -126,6 +131,8 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
       }
       if (/queue is at limit/i.test(err?.message ?? '')) throw busy();
       throw e;
+    } finally {
+      clearTimeout(timer);
     }
     if (answer.ok) return answer.value;
     const error: BuilderError = fromWire(answer.error);

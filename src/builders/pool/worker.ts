@@ -2,11 +2,11 @@
 // crosses back to the main thread with its class intact (see ../errors.ts). CSL and the
 // evaluator load lazily, per worker, on the first build that needs them (the registry's plugins
 // are dynamic imports). A bug (TypeError…) is rethrown: piscina rejects the caller with it.
-import { setPriority } from 'node:os';
 import { workerData } from 'node:worker_threads';
 import { BuilderError, type WireError, toWire } from '../errors.js';
 import { setExecutionBudget } from '../cardano/execution-budget.js';
 import type { PluginRegistry } from '../plugin.js';
+import { runInBackground } from './background-priority.js';
 import type { BuildTask, WorkerSettings } from './protocol.js';
 
 export type WorkerAnswer = { ok: true; value: unknown } | { ok: false; error: WireError };
@@ -14,15 +14,9 @@ export type WorkerAnswer = { ok: true; value: unknown } | { ok: false; error: Wi
 const settings = workerData as WorkerSettings;
 if (settings.executionBudget) setExecutionBudget(settings.executionBudget);
 
-// Builds are batch work beside a latency-sensitive request loop: this thread runs at a lower
-// scheduling priority (nice 10), so when cores are short the kernel serves the proxy first. On
-// Linux, setpriority(PRIO_PROCESS, 0) applies to the calling thread only; where it is refused
-// (some containers), builds simply keep the default priority.
-try {
-  setPriority(0, 10);
-} catch {
-  /* not permitted here: no harm */
-}
+// Before its first build, the thread drops to the lowest scheduling priority it can get
+// (./background-priority.ts): when cores are short, the kernel serves the request loop first.
+await runInBackground();
 
 const registry: Promise<PluginRegistry> = import(settings.pluginsModule).then((m: { default?: PluginRegistry; builtinPlugins?: PluginRegistry }) => {
   const plugins = m.default ?? m.builtinPlugins;
