@@ -33,14 +33,14 @@ test('mint_tokens with the omega policy: BudgetExceeded naming mint #0 and the b
   assert.is(error.status, 400);
   assert.match(error.message, /^toMintAsset: script execution budget exceeded: mint redeemer #0 \(toMintAsset\) ran out of the execution budget \(mem 14000000, steps 10000000000/);
   assert.ok(ms < 2000, `took ${ms} ms`);
-  assert.ok(maxLagMs < 100, `main loop lagged ${maxLagMs} ms`);
+  assert.ok(maxLagMs < 250, `main loop lagged ${maxLagMs} ms`);
 });
 
 test('unlock_fund with the omega spending script: BudgetExceeded naming spend #n, < 2 s', async () => {
   const { error, ms, maxLagMs } = await refused('unlock_fund', omegaUnlockRequest());
   assert.match(error.message, /^scriptUtxo: script execution budget exceeded: spend redeemer #\d+ \(scriptUtxo\) ran out of the execution budget/);
   assert.ok(ms < 2000, `took ${ms} ms`);
-  assert.ok(maxLagMs < 100, `main loop lagged ${maxLagMs} ms`);
+  assert.ok(maxLagMs < 250, `main loop lagged ${maxLagMs} ms`);
 });
 
 test('a configured budget below what a script uses refuses it with the usage and the budget', async () => {

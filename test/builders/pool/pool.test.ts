@@ -49,7 +49,7 @@ test('a build past the deadline: BuilderDeadlineError, worker replaced, next bui
     assert.is((error as BuilderDeadlineError).status, 503);
     assert.match((error as Error).message, /^transaction: spin did not finish within the 1000 ms build deadline/);
     assert.ok(ms < 1500, `answered after ${ms} ms`);
-    assert.ok(maxLagMs < 100, `main loop lagged ${maxLagMs} ms`);
+    assert.ok(maxLagMs < 250, `main loop lagged ${maxLagMs} ms`);
     // The stuck thread is gone; a fresh one (loading CSL anew) builds the next request.
     const after = (await pool.run('send_lovelace', sendLovelaceRequest())) as { txHex: string };
     assert.match(after.txHex, /^[0-9a-f]+$/);
