@@ -40,15 +40,17 @@ test('a bad request: BuilderInputError with the builder message, rebuilt on this
 });
 
 test('a build past the deadline: BuilderDeadlineError, worker replaced, next build answers', async () => {
-  const pool = createBuilderPool({ threads: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
+  // 2.5 s: the replacement thread loads CSL for the next build within the same deadline, at the
+  // lowest scheduling priority, while other test files keep both cores busy.
+  const pool = createBuilderPool({ threads: 1, deadlineMs: 2500, pluginsModule: TEST_PLUGINS });
   try {
     const started = performance.now();
     const { value: error, maxLagMs } = await withLagProbe(() => pool.run('spin', {}).then(() => null, (e: unknown) => e));
     const ms = performance.now() - started;
     assert.instance(error, BuilderDeadlineError);
     assert.is((error as BuilderDeadlineError).status, 503);
-    assert.match((error as Error).message, /^transaction: spin did not finish within the 1000 ms build deadline/);
-    assert.ok(ms < 1500, `answered after ${ms} ms`);
+    assert.match((error as Error).message, /^transaction: spin did not finish within the 2500 ms build deadline/);
+    assert.ok(ms < 3000, `answered after ${ms} ms`);
     assert.ok(maxLagMs < 250, `main loop lagged ${maxLagMs} ms`);
     // The stuck thread is gone; a fresh one (loading CSL anew) builds the next request.
     const after = (await pool.run('send_lovelace', sendLovelaceRequest())) as { txHex: string };
