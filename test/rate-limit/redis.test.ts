@@ -64,8 +64,13 @@ test('Redis killed mid-test: fail open logs one line and keeps answering; fail c
   assert.equal(afterOpen.map((x) => x.status), [200, 200, 200, 200, 200], 'counting moved to the process: a fresh budget there');
   const afterClosed = await status(closed.url);
   assert.equal(afterClosed, { status: 503, code: -1008 });
-  assert.match(open.output(), /rate-limit store redis:\/\/127\.0\.0\.1:\d+\/0 unreachable \(.+\); counting in this process/);
-  assert.match(closed.output(), /unreachable \(.+\); refusing rate-limited requests with 503/);
+  // The gateways' log lines reach this process through their stderr pipes, maybe after the answers.
+  const logged = async (p: { output(): string }, re: RegExp) => {
+    for (let i = 0; i < 40 && !re.test(p.output()); i++) await new Promise((r) => setTimeout(r, 50));
+    return p.output();
+  };
+  assert.match(await logged(open, /unreachable \(/), /rate-limit store redis:\/\/127\.0\.0\.1:\d+\/0 unreachable \(.+\); counting in this process/);
+  assert.match(await logged(closed, /refusing rate-limited/), /unreachable \(.+\); refusing rate-limited requests with 503/);
   assert.is(open.output().match(/unreachable \(/g)!.length, 1, `one line per outage:\n${open.output()}`);
   for (const p of procs) assert.is(p.child.exitCode, null, 'still running');
   // Endpoints that count against no limit are untouched by the outage.

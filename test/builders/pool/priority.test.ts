@@ -1,5 +1,5 @@
-// Builder threads run at the lowest scheduling priority the kernel grants (SCHED_IDLE on Linux where
-// util-linux's chrt is installed, nice 19 at least), the request loop's thread at its own.
+// Builder threads run at nice 19, and with GATEWAY_BUILDER_SCHED_IDLE=1 at SCHED_IDLE (Linux, where
+// util-linux's chrt is installed); the request loop's thread keeps its own.
 // Read from /proc/<pid>/task/<tid>/stat: nice is field 19, the policy field 41 (5 = SCHED_IDLE).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +13,8 @@ const test = suite('builder pool: thread priority');
 const SCHED_IDLE = 5;
 const linux = process.platform === 'linux';
 const hasChrt = linux && spawnSync('chrt', ['--version']).status === 0;
+// SCHED_IDLE is opt-in; builder threads copy the environment when they start.
+process.env.GATEWAY_BUILDER_SCHED_IDLE = '1';
 
 function threads(): Map<string, { nice: number; policy: number }> {
   return new Map(readdirSync('/proc/self/task').map((tid) => {
