@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
+import { BUILDER_PRIORITIES, type BuilderPriority } from './builders/pool/background-priority.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import type { ReleaseSpec } from './catalogue/pin.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.js';
@@ -68,6 +69,8 @@ export interface GatewayConfig {
   builderQueue: number;
   /** Wall clock per build, queue wait included (ms); past it the worker is replaced and the client gets 503. */
   builderDeadlineMs: number;
+  /** Builder threads' scheduling priority: background (nice 19, default), idle (also SCHED_IDLE), normal. */
+  builderPriority: BuilderPriority;
   /** Enforce the rate limits the catalogue declares (service.yaml rateLimits) before forwarding. */
   rateLimit: boolean;
   /** Where the counters live: 'memory' (this process) or a redis:// URL shared by every replica. */
@@ -79,7 +82,7 @@ export interface GatewayConfig {
 const FLAGS = [
   'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'log-format', 'tokens-file', 'workers', 'ws-max-buffered',
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
-  'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline',
+  'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline', 'builder-priority',
   'default-release', 'ws-max-hold',
   'rate-limit', 'rate-limit-store', 'rate-limit-fail',
 ] as const;
@@ -92,14 +95,14 @@ const ENV: Record<string, string> = {
   'max-connections': 'GATEWAY_MAX_CONNECTIONS', 'headers-timeout': 'GATEWAY_HEADERS_TIMEOUT_MS', 'keep-alive-timeout': 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
   'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
   'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
-  'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
+  'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'builder-priority': 'GATEWAY_BUILDER_PRIORITY', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
   'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS', 'rate-limit': 'GATEWAY_RATE_LIMIT', 'rate-limit-store': 'GATEWAY_RATE_LIMIT_STORE',
   'rate-limit-fail': 'GATEWAY_RATE_LIMIT_FAIL',
 };
 const FILE_KEYS = [
   'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'logFormat', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
-  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
+  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'builderPriority', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
   'rateLimit', 'rateLimitStore', 'rateLimitFail',
 ];
 
@@ -110,7 +113,8 @@ export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service
        [--ws-max-buffered <bytes>] [--ws-max-hold <ms>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
        [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
        [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
-       [--builder-queue <n>] [--builder-deadline <ms>] [--rate-limit on|off] [--rate-limit-store memory|redis://host:6379/0]
+       [--builder-queue <n>] [--builder-deadline <ms>] [--builder-priority background|idle|normal]
+       [--rate-limit on|off] [--rate-limit-store memory|redis://host:6379/0]
        [--rate-limit-fail open|closed]
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
@@ -180,6 +184,7 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
     builderThreads: int('builder-threads', get('builder-threads') ?? str(file.builderThreads) ?? String(Math.max(1, availableParallelism() - 1)), 1, 256),
     builderQueue: 0,
     builderDeadlineMs: int('builder-deadline', get('builder-deadline') ?? str(file.builderDeadlineMs) ?? '10000', 100, 600_000),
+    builderPriority: oneOf('builder-priority', get('builder-priority') ?? str(file.builderPriority) ?? 'background', BUILDER_PRIORITIES),
     rateLimit: onOff('rate-limit', get('rate-limit') ?? str(file.rateLimit) ?? 'on'),
     rateLimitStore: store(get('rate-limit-store') ?? str(file.rateLimitStore) ?? 'memory'),
     rateLimitFail: oneOf('rate-limit-fail', get('rate-limit-fail') ?? str(file.rateLimitFail) ?? 'open', ['open', 'closed'] as const),

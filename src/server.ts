@@ -71,6 +71,7 @@ function lazyBuilderPool(config: GatewayConfig): { plugins: PluginRegistry; obse
   let metrics: Metrics | undefined;
   const get = () => (pool ??= import('./builders/pool/pool.js').then((m) => m.createBuilderPool({
     threads: config.builderThreads, maxQueue: config.builderQueue, deadlineMs: config.builderDeadlineMs,
+    priority: config.builderPriority,
   })));
   const run = async (name: string, body: unknown) => {
     const t0 = performance.now();

@@ -2,8 +2,8 @@
 // file's key; and GET / points newcomers at the docs page.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
@@ -34,6 +34,13 @@ test('--host: IP addresses and host names are taken; anything else is named as i
   writeFileSync(join(dir, 'gw.yaml'), 'port: 8081\n');
   assert.equal(readConfig(['--config', join(dir, 'gw.yaml')], { GATEWAY_HOST: '::1' }).given, { host: 'GATEWAY_HOST', port: 'config file key port' });
   assert.equal(readConfig([], {}).given, { host: '--host', port: '--port' }, 'a default is named by its flag');
+});
+
+test('--builder-priority: background by default; idle and normal taken; anything else named', () => {
+  assert.is(readConfig([], {}).builderPriority, 'background');
+  assert.is(readConfig(['--builder-priority', 'idle'], {}).builderPriority, 'idle');
+  assert.is(readConfig([], { GATEWAY_BUILDER_PRIORITY: 'normal' }).builderPriority, 'normal');
+  assert.match(message(() => readConfig(['--builder-priority', 'low'], {})), /^invalid --builder-priority "low"/);
 });
 
 test('GET / redirects to the docs page', async () => {

@@ -13,6 +13,7 @@ import { MAX_TX_EX_UNITS } from '../cardano/execution-budget.js';
 import type { Budget } from '../cardano/tx-plan.js';
 import type { BuilderPlugin, PluginRegistry } from '../plugin.js';
 import { builtinPlugins } from '../registry.js';
+import { BUILDER_PRIORITIES, type BuilderPriority } from './background-priority.js';
 import type { BuildTask, WorkerSettings } from './protocol.js';
 import type { WorkerAnswer } from './worker.js';
 
@@ -27,6 +28,8 @@ export interface BuilderPoolOptions {
   executionBudget?: Budget;
   /** Retry-After (seconds) sent with a busy refusal. Default: estimated from the queue and recent build times, at least 1. */
   retryAfterSeconds?: number;
+  /** Builder threads' scheduling priority (./background-priority.ts). Default: GATEWAY_BUILDER_PRIORITY, else background (nice 19). */
+  priority?: BuilderPriority;
   /** Module (URL) exporting the PluginRegistry the workers run. Default: the built-in builders. */
   pluginsModule?: string | URL;
 }
@@ -83,8 +86,11 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
       throw new Error(`builder pool: executionBudget.${part} ${budget[part]} is out of range; expected 1…${MAX_TX_EX_UNITS[part]} (the protocol's max tx execution units, which the evaluator cannot exceed)`);
     }
   }
+  const priority = opts.priority ?? (process.env.GATEWAY_BUILDER_PRIORITY as BuilderPriority | undefined) ?? 'background';
+  if (!BUILDER_PRIORITIES.includes(priority)) throw new Error(`builder pool: priority must be one of ${BUILDER_PRIORITIES.join(', ')}, got "${priority}"`);
   const settings: WorkerSettings = {
     pluginsModule: String(opts.pluginsModule ?? BUILTIN_PLUGINS),
+    priority,
     executionBudget: { mem: budget.mem, steps: budget.steps },
   };
   const piscina = new Piscina<BuildTask, WorkerAnswer>({

@@ -6,7 +6,7 @@ import { workerData } from 'node:worker_threads';
 import { BuilderError, type WireError, toWire } from '../errors.js';
 import { setExecutionBudget } from '../cardano/execution-budget.js';
 import type { PluginRegistry } from '../plugin.js';
-import { runInBackground } from './background-priority.js';
+import { setThreadPriority } from './background-priority.js';
 import type { BuildTask, WorkerSettings } from './protocol.js';
 
 export type WorkerAnswer = { ok: true; value: unknown } | { ok: false; error: WireError };
@@ -14,9 +14,9 @@ export type WorkerAnswer = { ok: true; value: unknown } | { ok: false; error: Wi
 const settings = workerData as WorkerSettings;
 if (settings.executionBudget) setExecutionBudget(settings.executionBudget);
 
-// Before its first build, the thread drops to the lowest scheduling priority it can get
-// (./background-priority.ts): when cores are short, the kernel serves the request loop first.
-await runInBackground();
+// Before its first build, the thread drops to the priority it was given (by default nice 19,
+// ./background-priority.ts): when cores are short, the kernel serves the request loop first.
+await setThreadPriority(settings.priority);
 
 const registry: Promise<PluginRegistry> = import(settings.pluginsModule).then((m: { default?: PluginRegistry; builtinPlugins?: PluginRegistry }) => {
   const plugins = m.default ?? m.builtinPlugins;

@@ -1,8 +1,8 @@
 // Plutus execution budget through the pool: a never-terminating policy or spending script is
 // refused (400) naming the script and the budget, well within 2 s, while the main loop stays
 // responsive.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import { BudgetExceededError, BuilderInputError } from '../../../src/builders/errors.js';
 import { createBuilderPool } from '../../../src/builders/pool/pool.js';
 import { unlockFundRequest } from '../cardano/fixtures.js';

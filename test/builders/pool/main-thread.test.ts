@@ -1,8 +1,8 @@
 // With the pool, the main thread loads no WASM at all: CSL and the evaluator load in the worker
 // that builds. Checked in a fresh process (the test runner may have loaded both already).
 import { spawnSync } from 'node:child_process';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import { unlockFundRequest } from '../cardano/fixtures.js';
 
 const test = suite('builder pool: main thread');

@@ -1,5 +1,7 @@
 // A plugin registry for the pool tests: the built-in builders plus `spin`, a build that never
-// ends (a plain JS busy loop, as stuck as a WASM one), to exercise the deadline and the queue.
+// ends (a plain JS busy loop, as stuck as a WASM one), to exercise the deadline and the queue, and
+// `whoami`, which answers the id of the thread that ran it (no WASM to load), to see replacements.
+import { threadId } from 'node:worker_threads';
 import type { BuilderPlugin } from '../../../src/builders/plugin.js';
 import { builtinPlugins } from '../../../src/builders/registry.js';
 
@@ -9,4 +11,6 @@ const spin: BuilderPlugin = async () => {
   }
 };
 
-export default new Map<string, BuilderPlugin>([...builtinPlugins, ['spin', spin]]);
+const whoami: BuilderPlugin = async () => ({ threadId });
+
+export default new Map<string, BuilderPlugin>([...builtinPlugins, ['spin', spin], ['whoami', whoami]]);
