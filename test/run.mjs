@@ -5,7 +5,14 @@
 // sockets or a browser; soaks one per core). Exit status is non-zero if anything failed.
 //   node test/run.mjs [--soak] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
+// Builder threads run at normal priority in tests (GATEWAY_BUILDER_PRIORITY=normal unless set):
+// with four files on two cores the cores are always busy, and a nice-19 builder thread would get
+// ~1.5 % of one, so deadlines and "within 2 s" checks would test the scheduler, not the gateway.
+// test/builders/pool/priority.test.ts checks each priority explicitly.
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
+// Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
+// count assertions and fail a test that made none (a test that cannot fail proves nothing); a file
+// under dist/test that imports uvu or uvu/assert itself would escape the count, so it fails the run.
 // Tests leave nothing behind: each run gets a fresh temp folder (<os tmpdir>/catalogue-gateway-test-*),
 // each file its own folder inside it as TMPDIR (children inherit it), and whatever a file leaves
 // there counts as one failed test naming the file and what it left; the folder is removed after.
@@ -26,13 +33,14 @@ const concurrency = Number(process.env.TEST_CONCURRENCY) || availableParallelism
 const FILE_TIMEOUT_MS = 15 * 60_000;
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
 const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');
-const preload = new URL('./count-assertions/register.mjs', import.meta.url).href;
+const WRAPPERS = new Set(['support/uvu.js', 'support/assert.js'].map((f) => join(testDir, f)));
+const DIRECT_UVU = /\bfrom\s*['"]uvu(\/assert)?['"]|\brequire\(\s*['"]uvu(\/assert)?['"]\s*\)|\bimport\(\s*['"]uvu(\/assert)?['"]\s*\)/;
 
-function files(dir) {
+function files(dir, wanted = (name) => name.endsWith(suffix)) {
   return readdirSync(dir).sort().flatMap((name) => {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) return files(p);
-    return name.endsWith(suffix) ? [p] : [];
+    if (statSync(p).isDirectory()) return files(p, wanted);
+    return wanted(name) ? [p] : [];
   });
 }
 
@@ -44,8 +52,8 @@ function readDurations() {
 function runFile(file, tmp) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--expose-gc', '--import', preload, file], {
-      cwd: root, env: { ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, ['--expose-gc', file], {
+      cwd: root, env: { GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -114,6 +122,11 @@ async function worker() {
 }
 
 const started = Date.now();
+for (const f of files(testDir, (name) => name.endsWith('.js'))) {
+  if (WRAPPERS.has(f) || !DIRECT_UVU.test(readFileSync(f, 'utf8'))) continue;
+  failed += 1;
+  failures.push(`${relative(root, f)}: imports uvu or uvu/assert itself; import test/support/uvu.js and test/support/assert.js, which count assertions`);
+}
 if (selected.length === 0) {
   console.log(`no ${suffix} file under ${relative(root, testDir)}${filter ? ` matches /${pattern}/` : ''}`);
   failed = 1;

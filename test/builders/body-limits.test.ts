@@ -1,8 +1,8 @@
 // Input limits live in the transactions catalogue's body schemas, so the gateway refuses an
 // oversized body (400 naming the field and the limit) before any builder work. Checked the way
 // the gateway checks bodies: ajv over the endpoint body with the service schemas as $defs.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { ALICE, BOB, TOKEN_POLICY, ada, mintTokensRequest, sendLovelaceRequest, unlockFundRequest, utxo } from './cardano/fixtures.js';

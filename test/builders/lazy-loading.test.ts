@@ -2,8 +2,8 @@
 // (the evaluator) only with the first script build. Checked in a fresh process, since the test
 // runner may already have loaded both.
 import { spawnSync } from 'node:child_process';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 
 const test = suite('lazy WASM loading');
 

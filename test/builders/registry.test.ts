@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { BuilderInputError } from '../../src/builders/plugin.js';
 import { builtinPlugins } from '../../src/builders/registry.js';
 import {

@@ -3,8 +3,8 @@
 // The lists below are copied from /work/shared/data (exchange-enums-3.12.0.tsv and
 // exchange-websocket-3.12.0.tsv); when those files are present, the copies are checked against them.
 import { existsSync, readFileSync } from 'node:fs';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService, type ReleaseView } from '../../src/catalogue/resolve.js';
 import type { Service, Stream } from '../../src/catalogue/model.js';

@@ -5,8 +5,8 @@
 // says why the catalogue differs. An endpoint the API had at the pin and the catalogue lacks cannot be
 // noted: it must be added. Evidence dated after the pin (the connectors) that names an endpoint the
 // catalogue lacks is listed for information only.
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { loadEvidence } from './evidence-sources.js';

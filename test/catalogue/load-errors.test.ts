@@ -1,8 +1,8 @@
 // A broken catalogue stops the load with every error at once, each naming file, line and problem.
 import { mkdirSync, writeFileSync, cpSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { ROOT } from '../support/processes.js';

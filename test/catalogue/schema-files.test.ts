@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { parse } from 'yaml';
 import { REASONS } from '../../src/catalogue/reasons.js';
 import { ROOT } from '../support/processes.js';

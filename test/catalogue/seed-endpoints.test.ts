@@ -2,8 +2,8 @@
 // every endpoint the seed says is alive is served, and none the seed says is not yet added or already
 // removed is. Expectations are derived from the seed document itself (test/helpers/seed.ts), never
 // from hand-copied lists. CATALOGUE_DIR overrides the catalogue folder (default: <repo>/catalogue).
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import type { Service } from '../../src/catalogue/model.js';

@@ -1,8 +1,8 @@
 // Where the signing parameters are taken: required on every SIGNED endpoint, optional on every other
 // endpoint under a path service.yaml lists in security.signedParametersAccepted (clients such as ccxt
 // sign every /sapi call), and nowhere else.
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
 

@@ -4,8 +4,8 @@
 // CATALOGUE_DIR overrides the catalogue folder (default: <repo>/catalogue).
 import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { parse } from 'yaml';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService, type EndpointAt } from '../../src/catalogue/resolve.js';

@@ -3,8 +3,8 @@
 // value of every file of the shipped catalogue, fresh and read back from the cache.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { LineCounter, parseDocument } from 'yaml';
 import { DEFAULT_CATALOGUE_DIR } from '../../src/catalogue/load.js';
 import { parseYamlFile, type ParsedYaml } from '../../src/catalogue/yaml-file.js';

@@ -4,8 +4,8 @@
 // every /sapi call and sends list parameters its own way: none of it may be refused, and every
 // forwarded request must be byte-identical to what ccxt sent.
 import { createRequire } from 'node:module';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream, type Upstream } from '../support/processes.js';

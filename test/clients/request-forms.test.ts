@@ -3,8 +3,8 @@
 // docs show) and as JSON array text (symbols=["A","B"]), each item checked; a scalar parameter sent
 // twice still refused (-1101); signing parameters on an unsigned /sapi endpoint (ccxt signs every
 // /sapi call). What is forwarded is byte-identical to what was sent.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';

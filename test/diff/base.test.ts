@@ -7,8 +7,8 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { GOLDEN_DIR, ROOT, tempDir, type Run } from './support.js';
 
 const repo = tempDir('diff-base-repo-');

@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import { diffReleases, formatJson } from '../../src/diff/index.js';

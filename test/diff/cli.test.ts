@@ -1,8 +1,8 @@
 // The diff and changelog commands as users run them: exit statuses, --fail-on, --ignore, errors.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import { RULES } from '../../src/diff/index.js';

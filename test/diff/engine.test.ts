@@ -1,7 +1,7 @@
 // The diff engine on the synthetic shop catalogue (test/diff/fixtures/shop): each expected change
 // below is read off the fixture's YAML by hand, so any rule, attribution or direction mistake shows.
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { UsageError } from '../../src/cli/args.js';
 import { UnknownReleaseError } from '../../src/catalogue/resolve.js';
 import { diffReleases, isIgnored, parseIgnore, POLICY_RULE_IDS, RULE_IDS, RULES, type Change } from '../../src/diff/index.js';

@@ -2,8 +2,8 @@
 // UPDATE_GOLDEN=1 rewrites them from the current catalogue; read the result before committing it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { diffReleases, format, type Change, type Format } from '../../src/diff/index.js';
 import { GOLDEN_DIR } from './support.js';

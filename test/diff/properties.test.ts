@@ -1,7 +1,7 @@
 // Properties of the exchange diff that hold whatever the catalogue says: each change of a long range
 // is the change the single step into its release shows; a downgrade mirrors the upgrade.
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import { Walk } from '../../src/diff/diff.js';

@@ -3,8 +3,8 @@
 // rule has a case that must report it and a case (the near miss) that must not.
 import { mkdirSync, writeFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import type { Catalogue, Endpoint, Service } from '../../src/catalogue/model.js';
 import { diffReleases, parseSeverity, RULES, type Change } from '../../src/diff/index.js';

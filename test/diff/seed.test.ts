@@ -8,8 +8,8 @@
 // 3.0.0, 3.1.0; a seed pair then spans several catalogue releases, which the diff walks). Seed
 // endpoints with no added tag ("introduction not shown") are left out of the added comparison only:
 // the seed says nothing of when they came, but an untagged removal means "not removed".
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import { diffReleases, formatJson, POLICY_RULE_IDS, type DiffResult } from '../../src/diff/index.js';

@@ -4,8 +4,8 @@
 // checked against the gateway's own websocket code, which this export may not import.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';

@@ -7,8 +7,8 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { diffReleases } from '../../src/diff/index.js';
 import { startDocsServer, type DocsServer } from './docs-server.js';
 import { ROOT } from '../support/processes.js';

@@ -2,8 +2,8 @@
 // every request on the gateway's origin, only the named files are served, bad queries are refused
 // with a message that names the value and the choices, and a pin of several releases gets one
 // OpenAPI document per release.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
 import { toAsyncApi } from '../../src/catalogue/to-asyncapi.js';

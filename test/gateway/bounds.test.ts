@@ -2,8 +2,8 @@
 // requests, the total deadline, a hung endpoint, trickled bodies, idle and excess connections.
 // Every test uses real sockets on 127.0.0.1 and is bounded in count and time.
 import { connect, type Socket } from 'node:net';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';

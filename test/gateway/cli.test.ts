@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 

@@ -2,8 +2,8 @@
 // against the local verifying upstream: many methods across market, trade, margin, wallet and
 // sub-account succeed at 3.12.0; pinned where a method does not exist, its call fails with 404/410.
 import { createRequire } from 'node:module';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';

@@ -4,7 +4,7 @@
 // must stay bounded.
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import * as assert from 'uvu/assert';
+import * as assert from '../support/assert.js';
 import { startGatewayProcess, type Upstream } from '../support/processes.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,8 +1,8 @@
 // forEachParam reads query strings and form bodies on the hot path without URLSearchParams; it must
 // give URLSearchParams' pairs exactly, or the gateway would validate something other than what the
 // upstream reads.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { forEachParam } from '../../src/gateway/form-params.js';
 
 const test = suite('form params');

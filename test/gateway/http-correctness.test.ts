@@ -1,8 +1,8 @@
 // HTTP correctness of the one pipeline: HEAD, hop-by-hop headers, forwarding headers, odd request
 // targets, odd upstream statuses, prototype-named parameters, hang-ups — none may reach a 500.
 import { connect } from 'node:net';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { gatewayAt } from '../support/gateway.js';

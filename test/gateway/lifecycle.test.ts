@@ -1,7 +1,7 @@
 // Lifecycle answers at pinned releases: 410 for removed, 404 for not yet added, 405 with Allow,
 // Deprecation/Link/Sunset on deprecated endpoints, X-Gateway-Release on every response.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 

@@ -4,8 +4,8 @@
 // The two endpoints are added to a copy of the catalogue; the builder is a test plugin that echoes.
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { builtinPlugins } from '../../src/builders/registry.js';
 import type { BuilderPlugin } from '../../src/builders/plugin.js';
 import { createLogger } from '../../src/log.js';

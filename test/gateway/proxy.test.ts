@@ -1,7 +1,7 @@
 // The upstream proxy: exact bytes out, upstream answers back, transport failures in the envelope.
 import { request } from 'node:http';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';

@@ -1,7 +1,7 @@
 // Several releases in one process: each request is answered exactly as a gateway pinned at its
 // release alone would answer it, whether the release is chosen by header or by /@<id>/ prefix.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';

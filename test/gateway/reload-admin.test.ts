@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
 import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 import { createLogger } from '../../src/log.js';

@@ -2,7 +2,7 @@
 // Shared by the fast test (4 reloads) and the soak (20).
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as assert from 'uvu/assert';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, type Upstream } from '../support/processes.js';

@@ -3,8 +3,8 @@
 // broken ones refused with file:line, no request failing) are the soak's: test/soak/reload-under-load.soak.ts.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { catalogueCopy, dirs, endpoint } from './reload-load.js';

@@ -4,8 +4,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { get } from 'node:http';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';

@@ -1,6 +1,6 @@
 // Validation at the pinned release, in the exchange's envelope; nothing rejected reaches the upstream.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt, signed, ts } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';

@@ -1,7 +1,7 @@
 // The logger: JSON lines (pino) with level names, credential-like fields removed, a pretty form for
 // terminals, and --log-format / GATEWAY_LOG_FORMAT / logFormat choosing between them.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger, prettyLine } from '../../src/log.js';
 import { UsageError } from '../../src/usage-error.js';

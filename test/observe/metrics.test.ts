@@ -4,8 +4,8 @@
 // --workers one scrape shows every worker.
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { sendLovelaceRequest } from '../builders/cardano/fixtures.js';
 import { gatewayAt } from '../support/gateway.js';

@@ -3,8 +3,8 @@
 // value) — a request node's parser refused (malformed, headers too large, headers too slow), a
 // connection over --max-connections, and the requests of a pipelining flood the gateway cuts.
 import { connect } from 'node:net';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { gatewayAt } from '../support/gateway.js';

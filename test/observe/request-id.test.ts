@@ -1,8 +1,8 @@
 // Request ids and trace context: the client's X-Request-Id when well-formed, else a new one; echoed
 // on every answer (proxied, refused, admin), forwarded upstream and logged in the access line. A
 // valid W3C traceparent is forwarded as is; an absent or invalid one starts a new trace.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { newTraceparent, validTraceparent } from '../../src/gateway/request-id.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';

@@ -2,8 +2,8 @@
 // Request weights evaluated from the catalogue's rules as the exchange documents them.
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';

@@ -1,7 +1,7 @@
 // The limiter against the recording upstream, over real sockets: weight counted before forwarding,
 // conditional weights, the upstream's counts and bans learned, orders counted per account.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { API_KEY, gatewayAt, SECRET, signed, ts } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import type { RunningGateway } from '../../src/server.js';

@@ -1,7 +1,7 @@
 // Two gateway processes sharing a real redis-server enforce one budget; Redis killed mid-test →
 // fail open (one warning line, counting in-process) or, with --rate-limit-fail closed, 503 — never a crash.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { catalogueWithLimits } from './small-limits.js';

@@ -1,7 +1,7 @@
 // --workers with the in-process store: workers count apart, so each keeps to its share of every
 // limit and together they never exceed it.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { catalogueWithLimits } from './small-limits.js';

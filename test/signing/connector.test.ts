@@ -2,8 +2,8 @@
 // with RSA, an encrypted RSA key, Ed25519 and HMAC; its requests go through the gateway unchanged
 // and verify at the upstream. (The connector spells the algorithm 'Ed25519': helpers/privateKeyAlgo.js.)
 import { createRequire } from 'node:module';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { gatewayAt } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';

@@ -4,8 +4,8 @@
 // refused 403 in the exchange envelope before any signing; nothing reaches the upstream; a signed
 // answer never carries Access-Control-Allow-Origin: *.
 import { request } from 'node:http';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { HMAC_KEY, HMAC_SECRET, signingGateway, UPSTREAM_KEYS } from './support.js';

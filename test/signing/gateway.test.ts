@@ -1,8 +1,8 @@
 // Signing mode end to end: an unsigned request from a token holder reaches the verifying upstream
 // signed (HMAC, RSA, RSA with an encrypted key, Ed25519); refused tokens never reach it.
 import { createHmac } from 'node:crypto';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import {

@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 import {
   bearer, dir, ED, ED_KEY, HMAC_KEY, HMAC_SECRET, PASSPHRASE, pemBody, RSA_ENC, RSA_ENC_KEY, tokensFile, TOKENS, UPSTREAM_KEYS,

@@ -1,8 +1,8 @@
 // The signers and the request signing step: the exchange's exact schemes, the client's raw bytes
 // kept, a request already signed left alone; node:crypto and node-forge agree.
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { forgeHmacSigner, forgeKeySigner, forgeVerify } from '../../src/upstream/signing/forge-signers.js';
 import { carriesSignature, signUrl } from '../../src/upstream/signing/sign-request.js';
 import { hmacSigner, keySigner } from '../../src/upstream/signing/signers.js';

@@ -3,8 +3,8 @@
 // memory, which never shrinks, so any leak shows up as resident memory growth.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import sendLovelace from '../../src/builders/cardano/send-lovelace.js';
 import unlockFund from '../../src/builders/cardano/unlock-fund.js';
 import { sendLovelaceRequest, unlockFundRequest } from '../builders/cardano/fixtures.js';

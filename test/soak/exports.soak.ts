@@ -3,8 +3,8 @@
 // middle release, @asyncapi/parser on the AsyncAPI of the first websocket-API release and the middle one.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { pinViews } from '../../src/catalogue/pin.js';
 import { resolveService } from '../../src/catalogue/resolve.js';

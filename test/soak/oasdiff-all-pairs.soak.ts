@@ -1,6 +1,6 @@
 // Cross-check against oasdiff on every consecutive exchange release pair (the fast test checks three).
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { allPairs, crossCheck } from '../diff/oasdiff-check.js';
 
 test('every oasdiff change of every consecutive release pair is on an endpoint the diff tool reports', () => {

@@ -1,5 +1,5 @@
 // Issue 11's flood at full size: 4 connections × 30 000 pipelined GETs that are never read.
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import { pipeliningFlood } from '../gateway/flood.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 

@@ -1,6 +1,6 @@
 // Issue 14's reload soak: 20 reloads under ~200 requests a second, alternating valid and broken edits.
 import { rmSync } from 'node:fs';
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import { dirs, reloadsUnderLoad } from '../gateway/reload-load.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 

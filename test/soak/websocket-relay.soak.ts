@@ -1,7 +1,7 @@
 // Soak (`npm run test:soak`): the relay at 1 000 messages/s each way for 10 s — 10 000 frames each
 // way, none lost or reordered, bytes identical. `npm test` runs the same check for 1 s
 // (test/websocket/relay.test.ts).
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import type { RunningGateway } from '../../src/server.js';
 import { relayInOrder } from '../websocket/relay-order.js';
 import { startWsUpstream, wsGatewayAt, type WsUpstream } from '../websocket/ws-upstream.js';

@@ -3,8 +3,8 @@
 // in .dependency-cruiser.cjs; the second test proves the check can fail by planting violations in a copy.
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { ROOT } from '../support/processes.js';
 import { describe, layerViolations } from './cruise.js';
 import { tempDir } from '../support/temp.js';

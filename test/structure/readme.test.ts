@@ -1,8 +1,8 @@
 // The README's table of refusal reasons stays in step with the reason table the gateway uses.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { REASONS } from '../../src/catalogue/reasons.js';
 import { ROOT } from '../support/processes.js';
 

@@ -3,8 +3,8 @@
 import { Console } from 'node:console';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { sleep, startWsUpstream, wsGatewayAt, wsUrl, type WsUpstream } from './ws-upstream.js';
 

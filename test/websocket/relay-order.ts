@@ -1,6 +1,6 @@
 // The relay's ordering check, shared by the fast test (1 s, `npm test`) and the 10 s soak
 // (`npm run test:soak`): `total` frames each way at `perSecond`, none lost or reordered, bytes identical.
-import * as assert from 'uvu/assert';
+import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { closed, open, sleep, wsUrl, type WsUpstream } from './ws-upstream.js';
 

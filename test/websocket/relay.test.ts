@@ -1,8 +1,8 @@
 // The relay under load: 1 000 messages/s each way for 1 s (10 s in the soak), none lost or reordered, bytes identical;
 // a client that stops reading is closed (1008) instead of being buffered for without bound; a
 // client that writes faster than the upstream reads is paused, not buffered.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type WebSocket from 'ws';
 import type { RunningGateway } from '../../src/server.js';
 import { relayInOrder } from './relay-order.js';

@@ -3,8 +3,8 @@
 // with 1001 and a reason naming the stream and the release only with --reload-closes-websockets.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import type WebSocket from 'ws';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';

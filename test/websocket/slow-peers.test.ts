@@ -9,8 +9,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { startGatewayProcess, type Proc } from '../support/processes.js';
 import { closed, open, sleep, startWsUpstream, type Opened, type UpstreamConnection, type WsUpstream } from './ws-upstream.js';
 

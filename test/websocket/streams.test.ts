@@ -1,8 +1,8 @@
 // Market-stream upgrades: names checked at the pinned release before the upstream is dialled,
 // SUBSCRIBE / UNSUBSCRIBE frames checked inside a connection, frames and close codes relayed.
 import { request } from 'node:http';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import WebSocket from 'ws';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';

@@ -7,8 +7,8 @@
 // test sees rather than the end of the test itself.
 import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { startGatewayProcess, type Proc } from '../support/processes.js';
 import { closed, nextMessage, open, sleep, startWsUpstream, type WsUpstream } from './ws-upstream.js';
 

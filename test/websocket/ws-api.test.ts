@@ -1,7 +1,7 @@
 // Websocket-API requests checked at the pinned release: methods by lifecycle, params by schema;
 // refused requests answered in the upstream's shape with the request id and never forwarded.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';

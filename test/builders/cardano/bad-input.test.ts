@@ -1,7 +1,7 @@
 // Every class of bad input is a BuilderInputError (→ 400) whose message names the field and the
 // cause; nothing else may escape, whatever the body looks like.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import collateralReturn from '../../../src/builders/cardano/collateral-return.js';
 import lockFund from '../../../src/builders/cardano/lock-fund.js';
 import mintTokens from '../../../src/builders/cardano/mint-tokens.js';

@@ -1,8 +1,8 @@
 // mint_tokens with a negative quantity burns tokens held in the inputs. Where the reference's
 // selection (which ignores burns) picks UTxOs holding the tokens, the transaction is the one it
 // builds; where it would pick none, the burned tokens are selected too.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import mintTokens from '../../../src/builders/cardano/mint-tokens.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, ada, mintTokensRequest, scriptHash, utxo, walletInputs } from './fixtures.js';

@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import { AssetMap } from '../../../src/builders/cardano/assets.js';
 import { SELECTION_THRESHOLD, selectUtxos } from '../../../src/builders/cardano/coin-selection.js';
 import { parseUtxo } from '../../../src/builders/cardano/utxo.js';

@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import collateralReturn from '../../../src/builders/cardano/collateral-return.js';
 import { ALICE, ada, collateralReturnRequest, utxo } from './fixtures.js';
 import { rejects, valueMap, verifyTx } from './verify.js';

@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import complexTransaction from '../../../src/builders/cardano/complex-transaction.js';
 import { ALICE, complexTransactionRequest } from './fixtures.js';

@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import delegateStake from '../../../src/builders/cardano/delegate-stake.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, POOL_BECH32, POOL_HEX, delegateStakeRequest, scriptHash } from './fixtures.js';

@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import lockFund from '../../../src/builders/cardano/lock-fund.js';
 import { ALICE, HELLO_WORLD_HASH, dataCbor, lockFundRequest, ownerDatum, scriptAddress } from './fixtures.js';

@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import mintTokens from '../../../src/builders/cardano/mint-tokens.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, TRACE_FAILS_V3, TRACE_MESSAGE, mintTokensRequest, scriptHash } from './fixtures.js';

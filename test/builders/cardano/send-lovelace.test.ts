@@ -1,6 +1,6 @@
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import sendLovelace from '../../../src/builders/cardano/send-lovelace.js';
 import { ALICE, BOB, TOKEN, ada, sendLovelaceRequest, txHash, utxo } from './fixtures.js';
 import { minFeeSigned, rejects, verifyTx } from './verify.js';

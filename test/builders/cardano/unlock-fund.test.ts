@@ -1,5 +1,5 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import * as W from '@sidan-lab/whisky-js-nodejs';
 import unlockFund from '../../../src/builders/cardano/unlock-fund.js';

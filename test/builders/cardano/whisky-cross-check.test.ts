@@ -2,8 +2,8 @@
 // scripts, redeemers with their units, outputs (change included), mints, certificates,
 // collateral and fee. Any difference in assembly order, value shapes, cost models or script data
 // hash shows up here.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import collateralReturn from '../../../src/builders/cardano/collateral-return.js';
 import complexTransaction from '../../../src/builders/cardano/complex-transaction.js';
 import delegateStake from '../../../src/builders/cardano/delegate-stake.js';

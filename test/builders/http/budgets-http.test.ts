@@ -1,8 +1,8 @@
 // Issue 12 through the gateway: builds run off the request loop, so a never-terminating Plutus
 // script is a 400 within 2 s while health answers promptly throughout, and an oversized body is
 // refused by the catalogue's input limits before any transaction work.
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import type { RunningGateway } from '../../../src/server.js';
 import { gatewayAt } from '../../support/gateway.js';
 import { omegaMintRequest, omegaUnlockRequest } from '../pool/omega.js';

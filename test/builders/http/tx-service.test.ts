@@ -2,8 +2,8 @@
 // 400 {"error"} naming the field; a YAML entry alone exposes another builder.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
+import { suite } from '../../support/uvu.js';
+import * as assert from '../../support/assert.js';
 import type { RunningGateway } from '../../../src/server.js';
 import { gatewayAt } from '../../support/gateway.js';
 import { ROOT, startGatewayProcess } from '../../support/processes.js';
