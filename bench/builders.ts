@@ -5,7 +5,7 @@
 //
 //   node dist/bench/builders.js [--seconds S]     (default 2 s of measurement per row)
 // Targets: send_lovelace ≥ 300 builds/s, unlock_fund ≥ 50 builds/s.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../src/builders/cardano/csl.js';
 import { BUILDER_CASES } from '../test/builders/cardano/cases.js';
 
 const secondsArg = process.argv.indexOf('--seconds');

@@ -1,6 +1,6 @@
 // Address, credential and pool-id parsing. CSL checks bech32 checksums and payloads; we add
 // which kind of address each field may hold and say so when it does not.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from './csl.js';
 import { type Arena, withArena } from './arena.js';
 import { attempt, inputError, wasmMessage } from './errors.js';
 

@@ -2,7 +2,7 @@
 // inputs, outputs, collateral, (withdrawals,) mints, certificates, (votes,) required signers,
 // script data hash, total collateral + return, change, build. The order matters: CSL computes
 // fee, min-ADA and change from what has been added so far.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from './csl.js';
 import { parseAddress, parseDestination, stakeCredential } from './address.js';
 import { type Arena, withArena } from './arena.js';
 import { toMultiAsset, toValue } from './assets.js';

@@ -1,6 +1,6 @@
 // Asset lists: parsing, conversion to a CSL Value exactly as the reference does it, and BigInt
 // sums for coin selection.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from './csl.js';
 import type { Arena } from './arena.js';
 import { inputError } from './errors.js';
 import { asObject, field, join, quantity, stringField } from './json-fields.js';

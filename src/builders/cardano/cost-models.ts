@@ -1,7 +1,7 @@
 // Plutus cost models for the script data hash. The numbers are copied into cost-models.json from
 // the shared data file ../shared/data/plutus-cost-models.json (mainnet; preprod and preview are
 // equal there) so the shipped product does not depend on that folder at run time.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from './csl.js';
 import models from './cost-models.json' with { type: 'json' };
 import { withArena } from './arena.js';
 

@@ -1,5 +1,5 @@
 // Plutus data given as JSON strings, and provided scripts.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from './csl.js';
 import { type Arena, withArena } from './arena.js';
 import { attempt, inputError } from './errors.js';
 import { type JsonObject, describe, hexField, join, objectField, stringField } from './json-fields.js';

@@ -1,7 +1,7 @@
 // Fixed, mainnet-like protocol parameters (the reference server's defaults) and the CSL
 // TransactionBuilderConfig made from them. The config is immutable and built once per process:
 // TransactionBuilder.new copies it, so sharing it across builds is safe.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from './csl.js';
 import { type Arena, withArena } from './arena.js';
 import { MAX_TX_EX_UNITS } from './execution-budget.js';
 

@@ -3,7 +3,7 @@
 // builds; where it would pick none, the burned tokens are selected too.
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import mintTokens from '../../../src/builders/cardano/mint-tokens.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, ada, mintTokensRequest, scriptHash, utxo, walletInputs } from './fixtures.js';
 import { outpointOf, redeemerList, rejects, verifyTx } from './verify.js';

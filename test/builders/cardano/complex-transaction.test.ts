@@ -1,6 +1,6 @@
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import complexTransaction from '../../../src/builders/cardano/complex-transaction.js';
 import { ALICE, complexTransactionRequest } from './fixtures.js';
 import { redeemerList, rejects, verifyTx } from './verify.js';

@@ -1,6 +1,6 @@
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import delegateStake from '../../../src/builders/cardano/delegate-stake.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, POOL_BECH32, POOL_HEX, delegateStakeRequest, scriptHash } from './fixtures.js';
 import { rejects, verifyTx } from './verify.js';

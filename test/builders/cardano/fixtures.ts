@@ -1,7 +1,7 @@
 // Realistic test vectors for the Cardano builders: CIP-1852 wallets derived with CSL from fixed
 // entropy (testnet addresses), UTxOs with and without tokens, and Plutus scripts.
 import { createHash } from 'node:crypto';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wallets

@@ -1,6 +1,6 @@
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import lockFund from '../../../src/builders/cardano/lock-fund.js';
 import { ALICE, HELLO_WORLD_HASH, dataCbor, lockFundRequest, ownerDatum, scriptAddress } from './fixtures.js';
 import { verifyTx } from './verify.js';

@@ -1,6 +1,6 @@
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import mintTokens from '../../../src/builders/cardano/mint-tokens.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, TRACE_FAILS_V3, TRACE_MESSAGE, mintTokensRequest, scriptHash } from './fixtures.js';
 import { redeemerList, rejects, verifyTx } from './verify.js';

@@ -1,4 +1,4 @@
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
 import sendLovelace from '../../../src/builders/cardano/send-lovelace.js';

@@ -1,6 +1,6 @@
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import * as W from '@sidan-lab/whisky-js-nodejs';
 import unlockFund from '../../../src/builders/cardano/unlock-fund.js';
 import {

@@ -1,6 +1,6 @@
 // The properties every successful build must have (spec "Verifying"), checked with CSL
 // directly and with numbers taken from outside the builder code (cost models from the JSON).
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import * as assert from '../../support/assert.js';
 import models from '../../../src/builders/cardano/cost-models.json' with { type: 'json' };
 import { BuilderInputError } from '../../../src/builders/plugin.js';

@@ -2,7 +2,7 @@
 // scripts, redeemers with units, outputs with the change as a plain output, mints, certificates,
 // collateral, fee) and let whisky-js's own serializer (js_serialize_tx_body) build it. The bytes
 // must be identical to ours.
-import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import * as CSL from '../../../src/builders/cardano/csl.js';
 import * as W from '@sidan-lab/whisky-js-nodejs';
 import { type Decoded, outpointOf, redeemerList, valueMap } from './verify.js';
 import type { UtxoJson } from './fixtures.js';
