@@ -6,8 +6,8 @@ import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { parse } from 'yaml';
-import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
+import { DEFAULT_CATALOGUE_DIR, defaultCacheDir, loadCatalogue } from '../../src/catalogue/load.js';
+import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { findService, resolveService, type EndpointAt } from '../../src/catalogue/resolve.js';
 import type { Service } from '../../src/catalogue/model.js';
 import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
@@ -207,6 +207,9 @@ lifecycle.run();
 
 // -------------------------------------------------------------------------------- OpenAPI importer
 
+/** A YAML file's data; unchanged texts come from the parse cache (the same files are read before and after each import). */
+const readYaml = (file: string): any => parseYamlData(readFileSync(file, 'utf8'), process.env.GATEWAY_CACHE_DIR || defaultCacheDir()); // eslint-disable-line @typescript-eslint/no-explicit-any
+
 const importer = suite('import-openapi');
 
 importer('adds only what is missing, appends, and never rewrites existing entries', () => {
@@ -216,23 +219,23 @@ importer('adds only what is missing, appends, and never rewrites existing entrie
     const serviceDir = join(tmp, 'exchange');
     const endpointsDir = join(serviceDir, 'endpoints');
     // The catalogue holds every endpoint of the OpenAPI (issue 13): take out the algo module, imported from it.
-    const removedAlgo = parse(readFileSync(join(endpointsDir, 'algo.yaml'), 'utf8')).endpoints.length;
+    const removedAlgo = readYaml(join(endpointsDir, 'algo.yaml')).endpoints.length;
     rmSync(join(endpointsDir, 'algo.yaml'));
-    const before = new Map(readdirSync(endpointsDir).map((f) => [f, parse(readFileSync(join(endpointsDir, f), 'utf8')).endpoints]));
+    const before = new Map(readdirSync(endpointsDir).map((f) => [f, readYaml(join(endpointsDir, f)).endpoints]));
     const spec = sharedDataFile('binance-spot-api-openapi-v1.22.0.yaml');
     const dry = importOpenApi(spec, serviceDir, { dryRun: true });
     const tsvKeys = new Set(rows.map((r) => `${r.http_method} ${r.path}`));
     assert.ok(dry.added.length > 0, 'the OpenAPI has endpoints the client lacks');
     assert.equal(dry.added.filter((k) => tsvKeys.has(k)), [], 'client endpoints are already in the catalogue');
-    assert.equal(new Map(readdirSync(endpointsDir).map((f) => [f, parse(readFileSync(join(endpointsDir, f), 'utf8')).endpoints])), before, 'dry run writes nothing');
+    assert.equal(new Map(readdirSync(endpointsDir).map((f) => [f, readYaml(join(endpointsDir, f)).endpoints])), before, 'dry run writes nothing');
 
     const real = importOpenApi(spec, serviceDir, { module: 'trade' });
     assert.equal(real.added, dry.added);
-    const trade = parse(readFileSync(join(endpointsDir, 'trade.yaml'), 'utf8')).endpoints;
+    const trade = readYaml(join(endpointsDir, 'trade.yaml')).endpoints;
     assert.equal(trade.slice(0, before.get('trade.yaml').length), before.get('trade.yaml'), 'existing entries untouched, in order');
     assert.is(trade.length, before.get('trade.yaml').length + real.added.length);
     assert.ok(trade.slice(before.get('trade.yaml').length).every((e: { source: string }) => e.source === 'openapi binance-spot-api-openapi-v1.22.0.yaml'));
-    for (const [f, list] of before) if (f !== 'trade.yaml') assert.equal(parse(readFileSync(join(endpointsDir, f), 'utf8')).endpoints, list, f);
+    for (const [f, list] of before) if (f !== 'trade.yaml') assert.equal(readYaml(join(endpointsDir, f)).endpoints, list, f);
 
     assert.equal(importOpenApi(spec, serviceDir, { dryRun: true }).added, [], 'a second import adds nothing');
     const merged = findService(loadCatalogue(tmp, { modelCache: false }).catalogue, 'exchange');
