@@ -1,8 +1,9 @@
 // Shared fixtures of the signing tests: key pairs on disk, a tokens file, an in-process gateway
 // in signing mode pointed at the local verifying upstream.
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { defaultCacheDir } from '../../src/catalogue/load.js';
 import { readConfig } from '../../src/config.js';
 import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 import { createLogger, type Logger } from '../../src/log.js';
@@ -20,11 +21,31 @@ export const PASSPHRASE = 'pass-phrase-Qw3rty-7788';
 
 export interface KeyFiles { privateFile: string; privatePem: string; publicPem: string }
 
-function keyPair(type: 'rsa' | 'ed25519', name: string, passphrase?: string): KeyFiles {
+/**
+ * A key pair for the tests, generated once per checkout and kept in the cache folder (an RSA-2048
+ * pair takes ~0.3 s of CPU, and six files each need two): test keys, never used elsewhere.
+ */
+function cachedPair(type: 'rsa' | 'ed25519', name: string, passphrase?: string): { privateKey: string; publicKey: string } {
+  const file = join(process.env.GATEWAY_CACHE_DIR || defaultCacheDir(), 'test-keys', `${name}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    /* not made yet */
+  }
   const enc = passphrase ? { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase } as const : { type: 'pkcs8', format: 'pem' } as const;
   const pair = type === 'rsa'
     ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: enc })
     : generateKeyPairSync('ed25519', { publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: enc });
+  // Written whole under a name of its own, then renamed: files running in parallel never read half a key.
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(pair), { mode: 0o600 });
+  renameSync(tmp, file);
+  return pair;
+}
+
+function keyPair(type: 'rsa' | 'ed25519', name: string, passphrase?: string): KeyFiles {
+  const pair = cachedPair(type, name, passphrase);
   const privateFile = join(dir, `${name}.pem`);
   writeFileSync(privateFile, pair.privateKey, { mode: 0o600 });
   return { privateFile, privatePem: pair.privateKey, publicPem: pair.publicKey };

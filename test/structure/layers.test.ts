@@ -1,7 +1,7 @@
 // Layers point one way (DESIGN.md): catalogue/, upstream/, builders/ and diff/ import nothing from
 // gateway/ or cli/, and no file or folder in src/ or tools/ is part of an import cycle. The rules live
 // in .dependency-cruiser.cjs; the second test proves the check can fail by planting violations in a copy.
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -19,7 +19,11 @@ test('src/ and tools/ break no layering rule and have no file or folder cycle', 
 test('the check fails on a planted file cycle and on catalogue/ importing gateway/', () => {
   const copy = tempDir('layers-');
   try {
-    for (const p of ['src', 'tools', 'tsconfig.json', '.dependency-cruiser.cjs']) cpSync(join(ROOT, p), join(copy, p), { recursive: true });
+    // The real rules and compiler settings over a small tree: the planted files and what they import.
+    for (const p of ['tsconfig.json', '.dependency-cruiser.cjs', 'src/gateway/errors.ts']) cpSync(join(ROOT, p), join(copy, p), { recursive: true });
+    mkdirSync(join(copy, 'src/catalogue'), { recursive: true });
+    mkdirSync(join(copy, 'tools'));
+    writeFileSync(join(copy, 'tools/planted-tool.ts'), "import { a } from '../src/planted-a.js';\nexport const tool = a;\n");
     writeFileSync(join(copy, 'src/planted-a.ts'), "import { b } from './planted-b.js';\nexport const a = () => b;\n");
     writeFileSync(join(copy, 'src/planted-b.ts'), "import { a } from './planted-a.js';\nexport const b = () => a;\n");
     writeFileSync(join(copy, 'src/catalogue/planted-up.ts'), "import * as errors from '../gateway/errors.js';\nexport const up = errors;\n");

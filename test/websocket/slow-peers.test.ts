@@ -15,7 +15,7 @@ import { startGatewayProcess, type Proc } from '../support/processes.js';
 import { closed, open, sleep, startWsUpstream, type Opened, type UpstreamConnection, type WsUpstream } from './ws-upstream.js';
 
 const test = suite('websocket slow peers: every write is bounded');
-const LIMIT = 1024 * 1024;
+const LIMIT = 256 * 1024;
 const MAX_GROWTH_MIB = 64;
 const FLOOD_MS = 8000;
 let upstream: WsUpstream;

@@ -5,7 +5,7 @@ import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
 import unlockFund from '../../../src/builders/cardano/unlock-fund.js';
 import { BuilderBusyError, BuilderDeadlineError, BuilderInputError } from '../../../src/builders/errors.js';
-import { createBuilderPool } from '../../../src/builders/pool/pool.js';
+import { createBuilderPool, type BuilderPool } from '../../../src/builders/pool/pool.js';
 import { ALICE, ALWAYS_SUCCEEDS_V3, ada, mintTokensRequest, scriptHash, sendLovelaceRequest, unlockFundRequest, utxo } from '../cardano/fixtures.js';
 import { verifyTx } from '../cardano/verify.js';
 import { withLagProbe } from './lag.js';
@@ -13,30 +13,26 @@ import { withLagProbe } from './lag.js';
 const test = suite('builder pool');
 const TEST_PLUGINS = new URL('./test-plugins.js', import.meta.url);
 
+// One pool for the tests that build with the real builders: its thread loads CSL once.
+let shared: BuilderPool;
+test.before(() => { shared = createBuilderPool({ threads: 1 }); });
+test.after(async () => { await shared.close(); });
+
 test('unlock_fund through the pool: the same bytes as a direct build', async () => {
-  const pool = createBuilderPool({ threads: 1 });
-  try {
-    const viaPool = (await pool.run('unlock_fund', unlockFundRequest())) as { txHex: string };
-    const direct = (await unlockFund(unlockFundRequest())) as { txHex: string };
-    assert.is(viaPool.txHex, direct.txHex);
-    assert.is(pool.stats().completed, 1);
-  } finally {
-    await pool.close();
-  }
+  const completed = shared.stats().completed;
+  const viaPool = (await shared.run('unlock_fund', unlockFundRequest())) as { txHex: string };
+  const direct = (await unlockFund(unlockFundRequest())) as { txHex: string };
+  assert.is(viaPool.txHex, direct.txHex);
+  assert.is(shared.stats().completed, completed + 1);
 });
 
 test('a bad request: BuilderInputError with the builder message, rebuilt on this side', async () => {
-  const pool = createBuilderPool({ threads: 1 });
-  try {
-    const body = { ...sendLovelaceRequest(), recipientAddress: 'addr_test1nope' };
-    const error = await pool.run('send_lovelace', body).then(() => null, (e: unknown) => e);
-    assert.instance(error, BuilderInputError);
-    assert.is((error as BuilderInputError).code, 'input');
-    assert.is((error as BuilderInputError).status, 400);
-    assert.match((error as Error).message, /^recipientAddress: /);
-  } finally {
-    await pool.close();
-  }
+  const body = { ...sendLovelaceRequest(), recipientAddress: 'addr_test1nope' };
+  const error = await shared.run('send_lovelace', body).then(() => null, (e: unknown) => e);
+  assert.instance(error, BuilderInputError);
+  assert.is((error as BuilderInputError).code, 'input');
+  assert.is((error as BuilderInputError).status, 400);
+  assert.match((error as Error).message, /^recipientAddress: /);
 });
 
 test('a build past the deadline: BuilderDeadlineError, worker replaced, next build answers', async () => {
@@ -63,9 +59,9 @@ test('a build past the deadline: BuilderDeadlineError, worker replaced, next bui
 test('queue full: BuilderBusyError with Retry-After, at once', async () => {
   const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1500, retryAfterSeconds: 3, pluginsModule: TEST_PLUGINS });
   try {
-    const running = pool.run('spin', {}).catch((e: unknown) => e);
+    const running = pool.run('hold', {}).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100)); // let the worker take it
-    const queued = pool.run('spin', {}).catch((e: unknown) => e);
+    const queued = pool.run('hold', {}).catch((e: unknown) => e);
     const started = performance.now();
     const error = await pool.run('send_lovelace', sendLovelaceRequest()).then(() => null, (e: unknown) => e);
     assert.ok(performance.now() - started < 50, 'refused without waiting');
@@ -84,10 +80,10 @@ test('queue full: BuilderBusyError with Retry-After, at once', async () => {
 test('Retry-After defaults to an estimate of at least 1 s', async () => {
   const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
   try {
-    const running = pool.run('spin', {}).catch((e: unknown) => e);
+    const running = pool.run('hold', {}).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));
-    const queued = pool.run('spin', {}).catch((e: unknown) => e);
-    const error = (await pool.run('spin', {}).catch((e: unknown) => e)) as BuilderBusyError;
+    const queued = pool.run('hold', {}).catch((e: unknown) => e);
+    const error = (await pool.run('hold', {}).catch((e: unknown) => e)) as BuilderBusyError;
     assert.instance(error, BuilderBusyError);
     assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1, String(error.retryAfterSeconds));
     await Promise.all([running, queued]);
@@ -97,16 +93,11 @@ test('Retry-After defaults to an estimate of at least 1 s', async () => {
 });
 
 test('a burn through the pool: a valid transaction (spec "Verifying")', async () => {
-  const pool = createBuilderPool({ threads: 1 });
-  try {
-    const mesh = scriptHash(ALWAYS_SUCCEEDS_V3, 'v3') + Buffer.from('MESH').toString('hex');
-    const req = { ...mintTokensRequest(-25n), inputs: [utxo('mesh', 0, ALICE.address, ada(20), [[mesh, 100n]])] };
-    const { txHex } = (await pool.run('mint_tokens', req)) as { txHex: string };
-    const d = verifyTx(txHex, { utxos: [...req.inputs, req.collateral], signers: 1 });
-    assert.is(d.outputs[0]!.assets.get(mesh), 75n);
-  } finally {
-    await pool.close();
-  }
+  const mesh = scriptHash(ALWAYS_SUCCEEDS_V3, 'v3') + Buffer.from('MESH').toString('hex');
+  const req = { ...mintTokensRequest(-25n), inputs: [utxo('mesh', 0, ALICE.address, ada(20), [[mesh, 100n]])] };
+  const { txHex } = (await shared.run('mint_tokens', req)) as { txHex: string };
+  const d = verifyTx(txHex, { utxos: [...req.inputs, req.collateral], signers: 1 });
+  assert.is(d.outputs[0]!.assets.get(mesh), 75n);
 });
 
 test('options are checked', () => {

@@ -8,9 +8,9 @@ import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
 import type { BuilderPriority } from '../../../src/builders/pool/background-priority.js';
 import { createBuilderPool } from '../../../src/builders/pool/pool.js';
-import { sendLovelaceRequest } from '../cardano/fixtures.js';
 
 const test = suite('builder pool: thread priority');
+const TEST_PLUGINS = new URL('./test-plugins.js', import.meta.url);
 const SCHED_OTHER = 0;
 const SCHED_IDLE = 5;
 const linux = process.platform === 'linux';
@@ -26,9 +26,11 @@ function threads(): Map<string, { nice: number; policy: number }> {
 /** The nice value and policy of the threads a 2-thread pool at `priority` started (after a build on each). */
 async function builderThreads(priority: BuilderPriority) {
   const before = threads();
-  const pool = createBuilderPool({ threads: 2, priority });
+  const pool = createBuilderPool({ threads: 2, priority, pluginsModule: TEST_PLUGINS });
   try {
-    await Promise.all([pool.run('send_lovelace', sendLovelaceRequest()), pool.run('send_lovelace', sendLovelaceRequest())]);
+    // Two builds that each hold a thread for a while: one runs on each thread.
+    const ran = (await Promise.all([pool.run('pause', { ms: 300 }), pool.run('pause', { ms: 300 })])) as { threadId: number }[];
+    assert.is(new Set(ran.map((r) => r.threadId)).size, 2, 'one build on each thread');
     // Node starts helper threads of its own with a worker; the builder threads are the ones named after it.
     return [...threads()].filter(([tid]) => !before.has(tid)).map(([, t]) => t);
   } finally {
