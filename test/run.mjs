@@ -10,6 +10,10 @@
 // ~1.5 % of one, so deadlines and "within 2 s" checks would test the scheduler, not the gateway.
 // test/builders/pool/priority.test.ts checks each priority explicitly.
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
+// Test files run without V8's optimizing compiler (--no-opt; soaks keep it): a test process lives
+// a second or two, too short for TurboFan's compile work to pay back, and on two cores that work
+// competes with the other files (the suite's CPU went from 110 s to 101 s). The processes the tests
+// start (gateways, upstreams, tools) run as users run them.
 // Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
 // count assertions and fail a test that made none (a test that cannot fail proves nothing); a file
 // under dist/test that imports uvu or uvu/assert itself would escape the count, so it fails the run.
@@ -52,7 +56,7 @@ function readDurations() {
 function runFile(file, tmp) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--expose-gc', file], {
+    const child = spawn(process.execPath, [...(soak ? [] : ['--no-opt']), '--expose-gc', file], {
       cwd: root, env: { GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
