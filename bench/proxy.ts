@@ -5,44 +5,14 @@
 // The load generator (this process) is the same for both, so its cost cancels out of the ratio.
 //   npm run build && node dist/bench/proxy.js [requests-per-round] [rounds]
 import type { ChildProcess } from 'node:child_process';
-import { Agent } from 'undici';
+import { CONCURRENCY, drive, measure as measureOver, PATH } from './proxy/drive.js';
 import { startProcess } from './proxy/processes.js';
 
 const PER_ROUND = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
-const CONCURRENCY = 16;
-const PATH = process.env.BENCH_PATH ?? '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10';
 
 const start = startProcess;
-
-const cpuOf = (child: ChildProcess) => new Promise<number>((resolve) => {
-  child.once('message', (m) => resolve((m as { cpu: number }).cpu));
-  child.send('cpu');
-});
-
-async function drive(port: number, n: number): Promise<number> {
-  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
-  let sent = 0, bad = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (sent < n) {
-      sent++;
-      const r = await agent.request({ origin: `http://127.0.0.1:${port}`, path: PATH, method: 'GET' });
-      await r.body.dump();
-      if (r.statusCode !== 200) bad++;
-    }
-  }));
-  await agent.close();
-  if (bad) throw new Error(`${bad} answers were not 200`);
-  return performance.now() - started;
-}
-
-async function measure(f: { child: ChildProcess; port: number }): Promise<{ cpuUs: number; rps: number }> {
-  const before = await cpuOf(f.child);
-  const ms = await drive(f.port, PER_ROUND);
-  const after = await cpuOf(f.child);
-  return { cpuUs: (after - before) / PER_ROUND, rps: PER_ROUND / (ms / 1000) };
-}
+const measure = (f: Parameters<typeof measureOver>[0]) => measureOver(f, PER_ROUND);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

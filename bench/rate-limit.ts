@@ -10,13 +10,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
+import { CONCURRENCY, cpuOf, drive, PATH } from './proxy/drive.js';
 import { startProcess, track } from './proxy/processes.js';
 
 const PER_ROUND = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
-const CONCURRENCY = 16;
-const PATH = process.env.BENCH_PATH ?? '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10';
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
 const start = startProcess;
@@ -40,28 +38,6 @@ async function startRedis(): Promise<string | null> {
     child.once('error', () => resolve(null)); // not installed: the Redis figures are skipped
     child.stdout!.on('data', (d: Buffer) => { if (/Ready to accept connections/.test(d.toString())) resolve(`redis://127.0.0.1:${port}/0`); });
   });
-}
-
-const cpuOf = (child: ChildProcess) => new Promise<number>((resolve) => {
-  child.once('message', (m) => resolve((m as { cpu: number }).cpu));
-  child.send('cpu');
-});
-
-async function drive(port: number, n: number, latencies?: number[]): Promise<void> {
-  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
-  let sent = 0, bad = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (sent < n) {
-      sent++;
-      const t = performance.now();
-      const r = await agent.request({ origin: `http://127.0.0.1:${port}`, path: PATH, method: 'GET' });
-      await r.body.dump();
-      latencies?.push(performance.now() - t);
-      if (r.statusCode !== 200) bad++;
-    }
-  }));
-  await agent.close();
-  if (bad) throw new Error(`${bad} answers were not 200`);
 }
 
 async function cpuPerRequest(f: { child: ChildProcess; port: number }, latencies: number[]): Promise<number> {

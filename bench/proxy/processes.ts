@@ -13,9 +13,10 @@ export function track<T extends ChildProcess>(child: T): T {
   return child;
 }
 
-/** Fork `script` (relative to dist/bench/) and resolve once it listens. */
+/** Fork `script` (relative to dist/bench/, or an absolute path) and resolve once it listens. */
 export function startProcess(script: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(fileURLToPath(new URL(`../${script}`, import.meta.url)), args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
+  const file = script.startsWith('/') ? script : fileURLToPath(new URL(`../${script}`, import.meta.url));
+  const child = fork(file, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
