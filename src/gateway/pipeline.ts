@@ -32,10 +32,10 @@ export interface RequestState {
   url: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
-  /** Parameters the hooks will supply, so validation does not ask the client for them. */
-  supplied: Set<string>;
-  /** Request headers never to forward. */
-  drop: Set<string>;
+  /** Parameters the hooks will supply, so validation does not ask the client for them (shared: a hook replaces it, never adds to it). */
+  supplied: ReadonlySet<string>;
+  /** Request headers never to forward: the gateway's own Authorization (client tokens) and release header. */
+  drop: ReadonlySet<string>;
   /** Headers the gateway adds to the answer (a hook may add its own, e.g. remaining quota). */
   own: Record<string, string>;
   /** The parameters as checked (query and form, coerced to their schema types), for hooks that depend on them (e.g. a request's weight). */
@@ -97,6 +97,10 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
  */
 const ParamBag = function ParamBag() {} as unknown as new () => Record<string, string | string[]>;
 ParamBag.prototype = Object.create(null);
+
+// Shared by every request: no two Sets built per request on the proxy's hot path.
+const NOTHING_SUPPLIED: ReadonlySet<string> = new Set();
+const NEVER_FORWARDED: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release']);
 
 /** Split a request target into path and raw query; absolute-form is accepted, a fragment is not. */
 export function parseTarget(raw: string): { path: string; query: string } {
@@ -195,7 +199,7 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const { path, query } = parseTarget(req.url ?? '/');
   if (!routeRequest(p, ex, path)) return;
   const route = ex.route!;
-  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: new Set(), drop: new Set(['authorization', 'x-gateway-release']), own: ex.own, params: {} };
+  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: NOTHING_SUPPLIED, drop: NEVER_FORWARDED, own: ex.own, params: {} };
   if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form
   admit(p, state);
   if (hasBody(req)) state.body = await readBody(req, p.bodyLimit);

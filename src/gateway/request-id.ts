@@ -61,8 +61,9 @@ const ZERO_SPAN = '0'.repeat(16);
 /** A new trace: random trace and span ids, sampled (flags 01). */
 export function newTraceparent(): string {
   const at = draw(24);
-  const trace = POOL.toString('hex', at, at + 16);
-  const span = POOL.toString('hex', at + 16, at + 24);
+  const hex = POOL.toString('hex', at, at + 24); // one conversion for both ids
+  const trace = hex.slice(0, 32);
+  const span = hex.slice(32);
   // All-zero ids are invalid (W3C Trace Context §3.2.2.3); at 2^-128 odds, still never send one.
   return trace === ZERO_TRACE || span === ZERO_SPAN ? newTraceparent() : `00-${trace}-${span}-01`;
 }

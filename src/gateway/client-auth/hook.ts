@@ -23,7 +23,7 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
   return {
     admit(state) {
       if (!opts.services.has(state.route.view.service.id)) return;
-      state.drop.add('authorization');
+      // The client's Authorization (its gateway token) is never forwarded: the pipeline drops it for every request.
       const token = bearerToken(state.headers.authorization);
       if (token === undefined) {
         throw new GatewayError('unauthorized', 'Client token required: send Authorization: Bearer <token>.', CHALLENGE);

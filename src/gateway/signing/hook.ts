@@ -38,11 +38,7 @@ export function signingHook(opts: SigningHookOptions): ProxyHook {
     admit(state) {
       const r = role(state);
       if (r === 'none') return;
-      state.supplied.add(opts.header);
-      if (r === 'sign') {
-        state.supplied.add('timestamp');
-        state.supplied.add('signature');
-      }
+      state.supplied = new Set([...state.supplied, opts.header, ...(r === 'sign' ? ['timestamp', 'signature'] : [])]);
     },
     prepare(state) {
       const r = role(state);
