@@ -6,7 +6,10 @@ import { startGateway, type RunningGateway, type StartOptions } from '../../src/
 
 export async function gatewayAt(release: string | undefined, upstream: string, extra: string[] = [], opts: StartOptions = {}): Promise<RunningGateway> {
   const args = ['--port', '0', '--upstream', `exchange=${upstream}`, ...(release ? ['--release', release] : []), ...extra];
-  return startGateway(readConfig(args, {}), { logger: createLogger('silent'), ...opts });
+  // The environment stays out of it (a developer's GATEWAY_* must not change a test), except the
+  // builder priority test/run.mjs sets for every file (see there).
+  const env = process.env.GATEWAY_BUILDER_PRIORITY ? { GATEWAY_BUILDER_PRIORITY: process.env.GATEWAY_BUILDER_PRIORITY } : {};
+  return startGateway(readConfig(args, env), { logger: createLogger('silent'), ...opts });
 }
 
 export const API_KEY = 'test-api-key-0123456789';
