@@ -2,7 +2,12 @@
 // human line when a person reads a terminal. Callers pass messages that hold no secrets — no
 // headers, query strings or bodies — and may add structured fields; the redaction below is the
 // backstop for a field that should never have been passed.
-import { pino, type DestinationStream, type Logger as Pino } from 'pino';
+// pino (and the modules it requires) load on the first line actually written: ~20 ms that a
+// gateway at --log-level error, or one not yet asked anything, need not pay before it listens.
+import { createRequire } from 'node:module';
+import type { DestinationStream, Logger as Pino } from 'pino';
+
+const require = createRequire(import.meta.url);
 
 export type Level = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export const LEVELS: Level[] = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -33,22 +38,33 @@ export function defaultLogFormat(): LogFormat {
  * go to stderr synchronously, so the last lines before an exit are never lost.
  */
 export function createLogger(level: Level = 'info', write?: (line: string) => void, format: LogFormat = write ? 'json' : defaultLogFormat()): Logger {
-  const sink: DestinationStream = write ? { write } : pino.destination({ dest: 2, sync: true });
-  const out: DestinationStream = format === 'pretty' ? { write: (line: string) => sink.write(prettyLine(line)) } : sink;
-  const p: Pino = pino({
-    level,
-    base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) }, // "level":"warn", not 40: readable without a lookup table
-    // Top-level paths only: fields are flat (LogFields), and wildcard paths cost ~8 µs a line.
-    redact: { paths: REDACT, remove: true },
-  }, out);
+  let p: Pino | undefined;
+  const open = (): Pino => {
+    const { pino } = require('pino') as typeof import('pino');
+    const sink: DestinationStream = write ? { write } : pino.destination({ dest: 2, sync: true });
+    const out: DestinationStream = format === 'pretty' ? { write: (line: string) => sink.write(prettyLine(line)) } : sink;
+    return pino({
+      level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) }, // "level":"warn", not 40: readable without a lookup table
+      // Top-level paths only: fields are flat (LogFields), and wildcard paths cost ~8 µs a line.
+      redact: { paths: REDACT, remove: true },
+    }, out);
+  };
+  const threshold = RANK[level];
+  const enabled = (lvl: Exclude<Level, 'silent'>) => RANK[lvl] >= threshold;
   const at = (lvl: Exclude<Level, 'silent'>) => (msg: string, fields?: LogFields) => {
+    if (!enabled(lvl)) return;
+    p ??= open();
     if (fields) p[lvl](fields, msg);
     else p[lvl](msg);
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (lvl) => p.isLevelEnabled(lvl) };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled };
 }
+
+/** pino's level numbers: a line is written when its level ranks at or above the logger's. */
+const RANK: Record<Level, number> = { debug: 20, info: 30, warn: 40, error: 50, silent: Infinity };
 
 /**
  * A logger whose lines wait until `release()` (then pass straight through): start-up notes are
