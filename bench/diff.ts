@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCatalogue } from '../src/catalogue/load.js';
-import { flag, parseArgs } from '../src/cli/args.js';
+import { flag, parseArgs } from '../src/args.js';
 import { versionedService } from '../src/diff/index.js';
 
 const BUDGET_RATIO = 2;

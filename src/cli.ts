@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The gateway's one entry point: `npm start -- [flags]` (see USAGE in config.ts).
 import cluster from 'node:cluster';
-import { UsageError } from './cli/args.js';
+import { UsageError } from './args.js';
 import { CatalogueError } from './catalogue/problems.js';
 import { readConfig, USAGE } from './config.js';
 import { runPrimary, startHeartbeat, type WorkerFailed, type WorkerReady } from './cluster.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { flag, parseArgs, UsageError, type ParsedArgs } from './cli/args.js';
+import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { BUILDER_PRIORITIES, type BuilderPriority } from './builders/pool/background-priority.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import type { ReleaseSpec } from './catalogue/pin.js';

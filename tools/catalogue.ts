@@ -9,7 +9,7 @@ import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
 import { runTool } from '../src/cli/run-tool.js';
-import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
+import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
 import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';

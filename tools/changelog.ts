@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { runTool } from '../src/cli/run-tool.js';
-import { flag, parseArgs, UsageError } from '../src/cli/args.js';
+import { flag, parseArgs, UsageError } from '../src/args.js';
 import { changelog, versionedService } from '../src/diff/index.js';
 
 const USAGE = 'usage: npm run changelog -- [--service <id>] [--output <file>] [--catalogue <dir>]';

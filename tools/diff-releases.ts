@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { runTool } from '../src/cli/run-tool.js';
-import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
+import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import {
   DIFF_JSON_SCHEMA, diffCatalogues, diffReleases, format, FORMATS, openBase, parseIgnore, parseSeverity, RULES, severityRank, versionedService,
   type Change, type DiffResult, type Severity,

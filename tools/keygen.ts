@@ -9,7 +9,7 @@
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { flag, oneOf, parseArgs, UsageError } from '../src/cli/args.js';
+import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import { hashLine, newToken } from '../src/gateway/client-auth/tokens.js';
 import { forgeVerify } from '../src/upstream/signing/forge-signers.js';
 import { urlBase64 } from '../src/upstream/signing/signers.js';

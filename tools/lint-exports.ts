@@ -9,7 +9,7 @@ import { loadCatalogue } from '../src/catalogue/load.js';
 import { pinViews } from '../src/catalogue/pin.js';
 import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
-import { flag, parseArgs, UsageError } from '../src/cli/args.js';
+import { flag, parseArgs, UsageError } from '../src/args.js';
 import { asyncApiErrors, redoclyLint, swaggerValidate } from './export-checks.js';
 
 async function main(argv: string[]): Promise<number> {

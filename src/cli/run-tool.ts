@@ -2,7 +2,7 @@
 // one clear message and an exit status, let anything else surface as the bug it is.
 import { CatalogueError } from '../catalogue/problems.js';
 import { UnknownReleaseError } from '../catalogue/resolve.js';
-import { UsageError } from './args.js';
+import { UsageError } from '../args.js';
 
 export interface RunToolOptions {
   /** Printed after a usage error. */

@@ -2,7 +2,7 @@
 // below is read off the fixture's YAML by hand, so any rule, attribution or direction mistake shows.
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { UsageError } from '../../src/cli/args.js';
+import { UsageError } from '../../src/args.js';
 import { UnknownReleaseError } from '../../src/catalogue/resolve.js';
 import { diffReleases, isIgnored, parseIgnore, POLICY_RULE_IDS, RULE_IDS, RULES, type Change } from '../../src/diff/index.js';
 import { loadFixture, tuple } from './support.js';

@@ -1,10 +1,10 @@
-// Minimal flag parsing shared by the command-line tools: --name value, --name=value, --flag, positionals.
+// Minimal flag parsing shared by the gateway's configuration and the command-line tools: --name value, --name=value, --flag, positionals.
 export interface ParsedArgs {
   flags: Map<string, string[]>;
   positionals: string[];
 }
 
-import { oneOf, UsageError } from '../usage-error.js';
+import { oneOf, UsageError } from './usage-error.js';
 
 export { oneOf, UsageError };
 
