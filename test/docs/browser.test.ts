@@ -63,7 +63,10 @@ async function open(path: string): Promise<Page> {
  */
 async function renderedOperations(page: Page): Promise<string[]> {
   const seen = new Set<string>();
-  for (let y = 0; ; y += 500) {
+  // A tall window for the sweep: fewer steps, each sees more (steps overlap by 500 px).
+  const viewport = page.viewport()!;
+  await page.setViewport({ ...viewport, height: 3000 });
+  for (let y = 0; ; y += 2500) {
     await page.evaluate((to) => window.scrollTo(0, to), y);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const now = await page.$$eval('.opblock', (els) =>
@@ -72,6 +75,7 @@ async function renderedOperations(page: Page): Promise<string[]> {
     for (const k of now) seen.add(k);
     if (y > (await page.evaluate(() => document.documentElement.scrollHeight))) break;
   }
+  await page.setViewport(viewport);
   await page.evaluate(() => window.scrollTo(0, 0));
   return [...seen];
 }

@@ -3,7 +3,6 @@
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
-import { tempDir } from '../support/temp.js';
 import { catalogueWithLimits } from './small-limits.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
@@ -25,12 +24,11 @@ test.after(async () => {
 
 async function gateway(extra: string[] = []) {
   const p = await startGatewayProcess(['--release', '3.12.0', '--upstream', `exchange=${up.url}`, '--catalogue', catalogue,
-    '--rate-limit-store', redis.url, ...extra], { GATEWAY_CACHE_DIR: cacheDir });
+    '--rate-limit-store', redis.url, ...extra]);
   procs.push(p);
   return p;
 }
 const catalogue = catalogueWithLimits({ weight: LIMIT });
-const cacheDir = tempDir('cat-rate-limit-cache-');
 
 const status = async (url: string) => {
   const r = await fetch(url + DEPTH);
