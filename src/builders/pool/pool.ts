@@ -14,6 +14,7 @@ import type { Budget } from '../cardano/tx-plan.js';
 import type { BuilderPlugin, PluginRegistry } from '../plugin.js';
 import { builtinPlugins } from '../registry.js';
 import { BUILDER_PRIORITIES, type BuilderPriority } from './background-priority.js';
+import { Deadline } from './deadline.js';
 import type { BuildTask, WorkerSettings } from './protocol.js';
 import type { WorkerAnswer } from './worker.js';
 
@@ -120,14 +121,12 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
     if (closed) throw new Error('builder pool is closed');
     if (piscina.queueSize >= maxQueue) throw busy();
     const started = performance.now();
-    // The deadline is a timer cleared when the build answers, not AbortSignal.timeout(): that one's
-    // timer outlives the build until it fires, so a busy pool would keep thousands of them alive,
-    // promoted to the old generation and swept by the request loop's major collections.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    // Not AbortSignal.timeout(): its timer outlives the build until it fires, so a busy pool kept
+    // thousands alive, promoted to the request loop's old generation (see ./deadline.ts).
+    const deadline = new Deadline(deadlineMs);
     let answer: WorkerAnswer;
     try {
-      answer = await piscina.run({ builder, body }, { signal: deadline.signal });
+      answer = await piscina.run({ builder, body }, { signal: deadline });
     } catch (e) {
       const err = e as Error;
       if (err?.name === 'AbortError') {
@@ -138,7 +137,7 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
       if (/queue is at limit/i.test(err?.message ?? '')) throw busy();
       throw e;
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
     if (answer.ok) return answer.value;
     const error: BuilderError = fromWire(answer.error);
