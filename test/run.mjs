@@ -3,8 +3,10 @@
 // timers or WASM memory cannot leak into the next; files run in parallel, TEST_CONCURRENCY at a
 // time (default: two per core, as most files spend much of their time waiting on deadlines,
 // sockets or a browser; soaks one per core). Exit status is non-zero if anything failed.
-//   node test/run.mjs [--soak] [path-regex]
+//   node test/run.mjs [--soak] [--save-durations] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
+// --save-durations rewrites test/durations.json (or soak-durations.json), the order of a fresh
+// checkout's first run, from this run's file times.
 // Builder threads run at normal priority in tests (GATEWAY_BUILDER_PRIORITY=normal unless set):
 // with four files on two cores the cores are always busy, and a nice-19 builder thread would get
 // ~1.5 % of one, so deadlines and "within 2 s" checks would test the scheduler, not the gateway.
@@ -21,7 +23,7 @@
 // each file its own folder inside it as TMPDIR (children inherit it), and whatever a file leaves
 // there counts as one failed test naming the file and what it left; the folder is removed after.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +51,10 @@ function files(dir, wanted = (name) => name.endsWith(suffix)) {
 }
 
 function readDurations() {
-  try { return JSON.parse(readFileSync(durationsFile, 'utf8')); } catch { return {}; }
+  const read = (f) => { try { return JSON.parse(readFileSync(f, 'utf8')); } catch { return {}; } };
+  // A fresh checkout has run nothing yet: test/durations.json (kept in git, rewritten by
+  // `node test/run.mjs --save-durations`) orders its first run.
+  return { ...read(join(root, 'test', soak ? 'soak-durations.json' : 'durations.json')), ...read(durationsFile) };
 }
 
 /** Run one file with `tmp` as its temp folder; resolve with its combined output, exit status and wall time. */
@@ -137,6 +142,10 @@ if (selected.length === 0) {
 } else {
   await Promise.all(Array.from({ length: Math.min(concurrency, selected.length) }, worker));
   writeFileSync(durationsFile, JSON.stringify(durations, null, 1));
+  if (args.includes('--save-durations')) {
+    const rounded = Object.fromEntries(Object.entries(durations).filter(([f]) => existsSync(join(root, f))).sort().map(([f, ms]) => [f, Math.round(ms / 100) * 100]));
+    writeFileSync(join(root, 'test', soak ? 'soak-durations.json' : 'durations.json'), `${JSON.stringify(rounded, null, 1)}\n`);
+  }
   console.log(`\n${selected.length} file(s), ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(1)}s`);
 }
 // Anything a file's processes wrote after their folder was checked, or outside it, under the run's folder.
