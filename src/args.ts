@@ -38,6 +38,3 @@ export function parseArgs(argv: string[], known: readonly string[], booleans: re
 export function flag(args: ParsedArgs, name: string): string | undefined {
   return args.flags.get(name)?.at(-1);
 }
-
-/** Check a value against its valid choices; the error lists them. */
-

@@ -4,7 +4,7 @@
 // added, removed or renamed), tsconfig.json, package.json and the installed packages' lock. A no-op
 // tsc still takes ~2 s here, which every `npm test` paid. `npm run build -- --force` always builds.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,5 +35,4 @@ run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
 run([join(root, 'dist/tools/bundle.js')]);
 // Stamped with the time the build began: a file saved while it ran is newer, so the next build runs.
 writeFileSync(stampFile, '');
-const { utimesSync } = await import('node:fs');
 utimesSync(stampFile, started / 1000, started / 1000);

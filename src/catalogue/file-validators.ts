@@ -5,10 +5,10 @@
 // ajv's version, and later loads only require that module. Without a cache folder they are
 // compiled in memory as before.
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { writeAtomically } from './write-atomically.js';
 
 export const FILE_KINDS = ['service', 'releases', 'enums', 'streams', 'wsApi', 'endpoints'] as const;
 export type Kind = (typeof FILE_KINDS)[number];
@@ -54,10 +54,7 @@ function generate(schema: Record<string, unknown>, file: string | null): FileVal
     // be under this package's node_modules, so they are named by absolute path.
     const code = standalone(ajv, Object.fromEntries(FILE_KINDS.map((k) => [k, refs[k]])))
       .replace(/require\("(ajv\/[^"]+)"\)/g, (_m, id: string) => `require(${JSON.stringify(require.resolve(id))})`);
-    mkdirSync(join(file, '..'), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, code);
-    renameSync(tmp, file); // atomic: processes loading at once never require half a module
+    writeAtomically(file, code);
   } catch {
     // an unwritable cache folder only costs the next load the same compile
   }

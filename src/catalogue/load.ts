@@ -4,10 +4,11 @@
 // the loader itself: YAML parsing is slow and start-up should not pay for it when nothing changed,
 // but a new check must never be skipped because an older loader cached the catalogue.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildService, type RawFile } from './build.js';
+import { writeAtomically } from './write-atomically.js';
 import { CatalogueError, type Problem } from './problems.js';
 import { parseYamlFile } from './yaml-file.js';
 import type { Catalogue } from './model.js';
@@ -34,7 +35,7 @@ export const DEFAULT_CATALOGUE_DIR = fileURLToPath(new URL('../../../catalogue',
 const SCHEMA_FILE = 'schema/catalogue.schema.json';
 
 export interface LoadOptions {
-  /** Folder for the JSON cache; false disables it. Default: $GATEWAY_CACHE_DIR, else defaultCacheDir(). */
+  /** Folder for the JSON cache; false disables it. Default: configuredCacheDir(). */
   cacheDir?: string | false;
   /**
    * false: keep no model of this catalogue (a one-off folder, e.g. a git revision extracted for
@@ -56,6 +57,11 @@ export function defaultCacheDir(): string {
   return join(modules, '.cache', 'catalogue-gateway');
 }
 
+/** The cache folder in use: $GATEWAY_CACHE_DIR, else defaultCacheDir(). */
+export function configuredCacheDir(): string {
+  return process.env.GATEWAY_CACHE_DIR || defaultCacheDir();
+}
+
 export interface LoadResult {
   catalogue: Catalogue;
   warnings: Problem[];
@@ -68,7 +74,7 @@ export interface LoadResult {
 export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOptions = {}): LoadResult {
   const root = resolve(dir);
   const files = listFiles(root);
-  const cacheDir = opts.cacheDir ?? (process.env.GATEWAY_CACHE_DIR || defaultCacheDir());
+  const cacheDir = opts.cacheDir ?? configuredCacheDir();
   const hash = createHash('sha256').update(loaderVersion()).update(root);
   // The key hashes the files' bytes (for UTF-8 text, the same bytes as the decoded text); decoding
   // them waits for a cache miss: it is most of the read time of a catalogue with non-ASCII text.
@@ -183,10 +189,7 @@ export function isStaleCache(name: string, current: string): boolean {
 function writeCache(file: string, result: LoadResult): void {
   const dir = dirname(file);
   try {
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, asciiJson({ catalogue: result.catalogue, warnings: result.warnings }));
-    renameSync(tmp, file); // atomic: replicas starting together never read half a file
+    writeAtomically(file, asciiJson({ catalogue: result.catalogue, warnings: result.warnings }));
   } catch {
     return; // a read-only cache folder only costs start-up time
   }

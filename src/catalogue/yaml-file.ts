@@ -5,11 +5,12 @@
 // value — is kept by the hash of its text, and a reload, lint or diff after an edit parses only
 // the files that changed.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Document, Node } from 'yaml';
 import type { Problem } from './problems.js';
+import { writeAtomically } from './write-atomically.js';
 
 export interface ParsedYaml {
   file: string;
@@ -116,12 +117,8 @@ function keep(file: string, kept: Kept): void {
     return;
   }
   try {
-    const dir = join(file, '..');
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, json);
-    renameSync(tmp, file); // atomic: a process reading at the same time never sees half a file
-    prune(dir);
+    writeAtomically(file, json);
+    prune(join(file, '..'));
   } catch {
     // an unwritable cache folder only costs the next load the same parse
   }

@@ -1,9 +1,10 @@
 // Shared fixtures of the signing tests: key pairs on disk, a tokens file, an in-process gateway
 // in signing mode pointed at the local verifying upstream.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { defaultCacheDir } from '../../src/catalogue/load.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configuredCacheDir } from '../../src/catalogue/load.js';
+import { writeAtomically } from '../../src/catalogue/write-atomically.js';
 import { readConfig } from '../../src/config.js';
 import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 import { createLogger, type Logger } from '../../src/log.js';
@@ -26,7 +27,7 @@ export interface KeyFiles { privateFile: string; privatePem: string; publicPem: 
  * pair takes ~0.3 s of CPU, and six files each need two): test keys, never used elsewhere.
  */
 function cachedPair(type: 'rsa' | 'ed25519', name: string, passphrase?: string): { privateKey: string; publicKey: string } {
-  const file = join(process.env.GATEWAY_CACHE_DIR || defaultCacheDir(), 'test-keys', `${name}.json`);
+  const file = join(configuredCacheDir(), 'test-keys', `${name}.json`);
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
@@ -36,11 +37,7 @@ function cachedPair(type: 'rsa' | 'ed25519', name: string, passphrase?: string):
   const pair = type === 'rsa'
     ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: enc })
     : generateKeyPairSync('ed25519', { publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: enc });
-  // Written whole under a name of its own, then renamed: files running in parallel never read half a key.
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(pair), { mode: 0o600 });
-  renameSync(tmp, file);
+  writeAtomically(file, JSON.stringify(pair), 0o600); // files running in parallel never read half a key
   return pair;
 }
 
