@@ -13,6 +13,7 @@ const BENCHES: [string, string[]][] = [
   ['websocket.js', []],
   ['startup.js', []],
   ['soak.js', []],
+  ['load-and-header-costs.js', []],
 ];
 
 let failed = 0;

@@ -1,7 +1,7 @@
 // The part of cardano-serialization-lib the builders and their tests use, loaded with require().
 // CSL's Node build is a 1.4 MB CommonJS file: an ESM import of it makes Node scan the whole text
-// with cjs-module-lexer to find its named exports (~130 ms of CPU per thread that loads it, on
-// every builder thread's first build and every replacement), require() ~45 ms. Each name is a
+// with cjs-module-lexer to find its named exports (113–123 ms of CPU in a fresh process, on
+// every builder thread's first build and every replacement), require() ~40 ms (bench/load-and-header-costs.ts). Each name is a
 // value and, for classes and enums, a type, so `import * as CSL from './csl.js'` reads as before.
 // A name missing here is a compile error: add it.
 import { createRequire } from 'node:module';
