@@ -33,9 +33,11 @@ for (const n of names) await drive(procs[n].port, 3000); // warm up JIT and pool
 const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
 const rps = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
 for (let i = 0; i < ROUNDS; i++) {
-  // Interleave so drift in machine load hits all alike; ratios are taken within a round.
+  // Interleave so drift in machine load hits all alike; ratios are taken within a round. The
+  // order turns by one each round: each forwarder runs in every position (first after a pause,
+  // right after the gateway, …) equally often, so no position effect sides with one of them.
   const r = {} as Record<Name, { cpuUs: number; rps: number }>;
-  for (const n of names) r[n] = await measure(procs[n]);
+  for (const n of [...names.slice(i % names.length), ...names.slice(0, i % names.length)]) r[n] = await measure(procs[n]);
   for (const n of names) { cpu[n].push(r[n].cpuUs); rps[n].push(r[n].rps); }
   console.log(`round ${i + 1}: ${names.map((n) => `${n} ${r[n].cpuUs.toFixed(1)} µs`).join(', ')}; gateway/bare ${(r.gateway.cpuUs / r.bare.cpuUs).toFixed(3)}, gateway/bareDispatch ${(r.gateway.cpuUs / r.bareDispatch.cpuUs).toFixed(3)}`);
 }
