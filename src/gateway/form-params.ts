@@ -7,8 +7,11 @@ import { unescape } from 'node:querystring';
 
 type Es2024String = string & { isWellFormed(): boolean; toWellFormed(): string };
 
-/** Call `each(name, value)` for every pair of `text`, in order. */
-export function forEachParam(text: string, each: (name: string, value: string) => void): void {
+/**
+ * Call `each(name, value, context)` for every pair of `text`, in order. The context is passed
+ * through so a caller on the hot path can give a module-level function, not a closure per request.
+ */
+export function forEachParam<C>(text: string, each: (name: string, value: string, context: C) => void, context: C): void {
   // As URLSearchParams: the text is made a USV string first (a lone surrogate becomes U+FFFD).
   const t = (text as Es2024String).isWellFormed() ? text : (text as Es2024String).toWellFormed();
   let start = 0;
@@ -18,8 +21,8 @@ export function forEachParam(text: string, each: (name: string, value: string) =
     if (amp < 0) amp = end;
     if (amp > start) {
       const eq = t.indexOf('=', start);
-      if (eq >= 0 && eq < amp) each(decode(t, start, eq), decode(t, eq + 1, amp));
-      else each(decode(t, start, amp), '');
+      if (eq >= 0 && eq < amp) each(decode(t, start, eq), decode(t, eq + 1, amp), context);
+      else each(decode(t, start, amp), '', context);
     }
     start = amp + 1;
   }

@@ -292,15 +292,29 @@ function peerOf(socket: PeerSocket): { ip: string; forwarded: string } {
  */
 function collect(into: Record<string, string | string[]>, text: string, route: Route, repeatable: ReadonlySet<string>): void {
   if (!text) return;
-  forEachParam(text, (k, v) => {
-    const had = into[k];
-    if (had === undefined) {
-      into[k] = v;
-    } else if (repeatable.has(k)) {
-      into[k] = typeof had === 'string' ? [had, v] : [...had, v];
-    } else {
-      const release = route.view.release ? ` at ${route.view.release.id}` : '';
-      throw new GatewayError('duplicate', `Parameter '${k}' was sent more than once (${route.endpoint.endpoint.key}${release}).`);
-    }
-  });
+  Collecting.into = into;
+  Collecting.route = route;
+  Collecting.repeatable = repeatable;
+  try {
+    forEachParam(text, addParam, Collecting);
+  } finally {
+    Collecting.into = NO_VALUES; // hold no request's values past its own check
+  }
+}
+
+const NO_VALUES: Record<string, string | string[]> = Object.freeze({});
+
+/** What addParam adds to: one module-level record (collecting is synchronous), no closure per request. */
+const Collecting = { into: NO_VALUES, route: undefined as unknown as Route, repeatable: NOTHING_SUPPLIED };
+
+function addParam(k: string, v: string, c: typeof Collecting): void {
+  const had = c.into[k];
+  if (had === undefined) {
+    c.into[k] = v;
+  } else if (c.repeatable.has(k)) {
+    c.into[k] = typeof had === 'string' ? [had, v] : [...had, v];
+  } else {
+    const release = c.route.view.release ? ` at ${c.route.view.release.id}` : '';
+    throw new GatewayError('duplicate', `Parameter '${k}' was sent more than once (${c.route.endpoint.endpoint.key}${release}).`);
+  }
 }

@@ -40,11 +40,21 @@ interface Compiled {
   lists: string[];
   byName: Map<string, Parameter>;
   known: Map<string, Parameter[]>;
+  /** Required parameters: [key in the values, name for messages]. */
+  required: [string, string][];
 }
 
+/** The compiled check, kept on the target itself: a property read, not a map lookup, per request. */
+const COMPILED = Symbol('compiled parameter check');
+type CompiledTarget = ParamTarget & { [COMPILED]?: Compiled };
+
 function compile(ajv: Ajv, t: ParamTarget): Compiled {
+  return (t as CompiledTarget)[COMPILED] ?? compileNow(ajv, t);
+}
+
+function compileNow(ajv: Ajv, t: ParamTarget): Compiled {
   const cached = t.cache.get('params') as Compiled | undefined;
-  if (cached) return cached;
+  if (cached) return ((t as CompiledTarget)[COMPILED] = cached);
   const properties: Record<string, unknown> = {};
   const byName = new Map<string, Parameter>();
   const jsonLists = new Set<string>();
@@ -66,9 +76,10 @@ function compile(ajv: Ajv, t: ParamTarget): Compiled {
     lists: [...new Set([...jsonLists, ...repeated])],
     headerParams: t.knownParameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
     release: t.view.release ? ` at ${t.view.release.id}` : '',
+    required: t.parameters.filter((p) => p.required).map((p): [string, string] => [keyOf(p), p.name]),
   };
   t.cache.set('params', compiled);
-  return compiled;
+  return ((t as CompiledTarget)[COMPILED] = compiled);
 }
 
 /**
@@ -110,10 +121,10 @@ export function checkParams(
       throw new GatewayError('notAllowed', `Parameter '${name}' is not part of ${t.label}${release} (unknown to the catalogue; strict mode).`);
     }
   }
-  for (const p of t.parameters) {
-    const v = data[keyOf(p)];
-    if (p.required && (v === undefined || v === '' || v === null) && !opts.supplied?.has(p.name)) {
-      throw new GatewayError('missing', `Mandatory parameter '${p.name}' was not sent, was empty/null, or malformed (${t.label}${release}).`);
+  for (const [key, name] of c.required) {
+    const v = data[key];
+    if ((v === undefined || v === '' || v === null) && !opts.supplied?.has(name)) {
+      throw new GatewayError('missing', `Mandatory parameter '${name}' was not sent, was empty/null, or malformed (${t.label}${release}).`);
     }
   }
   for (const k of t.constraints) {

@@ -9,7 +9,7 @@ const test = suite('form params');
 
 const pairs = (text: string) => {
   const out: [string, string][] = [];
-  forEachParam(text, (k, v) => out.push([k, v]));
+  forEachParam(text, (k, v) => out.push([k, v]), null);
   return out;
 };
 const reference = (text: string) => [...new URLSearchParams(text)];
