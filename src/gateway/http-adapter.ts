@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { CLIENT_CLOSED, CONNECTION_CUT, markCut, recordRequest, recordUnrouted } from './access-record.js';
+import { Deadlines, type Deadline } from './deadlines.js';
 import { ClientGone, GatewayError, render } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
@@ -50,8 +51,12 @@ type TrackedSocket = Socket & { [CONN]?: Conn; _paused?: boolean; parser?: { pau
 /** A flood beyond this many parsed-but-waiting requests on one connection is abuse: the connection is cut. */
 const QUEUE_HARD_LIMIT = 1024;
 
+/** An exchange with its place among the deadlines: one object per request. */
+type TimedExchange = Exchange & Deadline;
+
 export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   let inFlight = 0;
+  const deadlines = new Deadlines<TimedExchange>(expire);
 
   function handler(req: IncomingMessage, res: ServerResponse): void {
     const arrived = performance.now();
@@ -93,13 +98,11 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       res.setHeader('x-request-id', id);
       return o.admin(req, res, o.adminHeaders(req));
     }
-    const ex: Exchange = { req, res, id, own: {}, cancellation: { gone: false }, bodyRead: false };
-    // Whole milliseconds: node keeps one timer list per distinct duration, so the usual case (a
-    // request started on arrival) shares a single list instead of creating one per request.
-    const remaining = Math.max(1, Math.ceil(o.timeoutMs - (performance.now() - arrived)));
-    const timer = setTimeout(expire, remaining, ex);
+    // The deadline counts from arrival (waiting behind pipelined requests included).
+    const ex: TimedExchange = { req, res, id, own: {}, cancellation: { gone: false }, bodyRead: false, due: arrived + o.timeoutMs, prev: null, next: null, queued: false };
+    deadlines.add(ex);
     res.on('close', () => { // emitted once; 'on' spares the once-wrapper
-      clearTimeout(timer);
+      deadlines.remove(ex);
       if (!res.writableFinished) cancel(ex, new ClientGone()); // the client left: stop the upstream or never start it
       recordRequest(o, req, res, arrived, ex);
       finish();

@@ -1,0 +1,54 @@
+// Deadlines holds every in-progress request's deadline on one timer: each entry still in the list
+// when its deadline passes must be expired once, in deadline order, and no finished entry ever.
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import { Deadlines, type Deadline } from '../../src/gateway/deadlines.js';
+
+const test = suite('deadlines');
+
+interface Entry extends Deadline { name: string }
+const entry = (name: string, inMs: number): Entry => ({ name, due: performance.now() + inMs });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('entries expire in deadline order, each once, not before their deadline', async () => {
+  const expired: [string, number][] = [];
+  const d = new Deadlines<Entry>((e) => expired.push([e.name, performance.now() - e.due]));
+  // Added out of order, as a request that waited behind pipelined ones starts after later arrivals.
+  d.add(entry('b', 40));
+  d.add(entry('c', 60));
+  d.add(entry('a', 20));
+  d.add(entry('d', 50));
+  await sleep(120);
+  assert.equal(expired.map(([n]) => n), ['a', 'b', 'd', 'c']);
+  for (const [name, late] of expired) assert.ok(late >= 0 && late < 50, `${name} expired ${late.toFixed(1)} ms after its deadline`);
+});
+
+test('a finished entry never expires; the rest still do', async () => {
+  const expired: string[] = [];
+  const d = new Deadlines<Entry>((e) => expired.push(e.name));
+  const first = entry('first', 20);
+  const middle = entry('middle', 30);
+  const last = entry('last', 40);
+  for (const e of [first, middle, last]) d.add(e);
+  d.remove(first); // the head, which the timer was armed for
+  d.remove(middle);
+  d.remove(middle); // twice: a no-op
+  await sleep(80);
+  assert.equal(expired, ['last']);
+  assert.equal([first.queued, middle.queued, last.queued], [false, false, false]);
+});
+
+test('entries added after the list emptied still expire (the timer is re-armed)', async () => {
+  const expired: string[] = [];
+  const d = new Deadlines<Entry>((e) => expired.push(e.name));
+  const gone = entry('gone', 10);
+  d.add(gone);
+  d.remove(gone);
+  await sleep(30); // the armed timer fires on an empty list
+  d.add(entry('later', 10));
+  d.add(entry('later still', 500)); // due after the timer: no re-arm needed, found when it fires
+  await sleep(40);
+  assert.equal(expired, ['later']);
+});
+
+test.run();
