@@ -209,8 +209,10 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   for (const h of p.hooks) if (h.prepare) await h.prepare(state);
   if (ex.cancellation.gone) throw ex.cancellation.reason ?? new ClientGone(); // never act for a client that left
   const builder = route.endpoint.endpoint.builder;
-  if (builder) return build(p, ex, builder, json);
-  return forward(p, ex, state);
+  // Awaited, not returned: an async function returning a promise adopts it through two extra
+  // microtask jobs (a thenable resolution), an await of a native promise through none.
+  if (builder) await build(p, ex, builder, json);
+  else await forward(p, ex, state);
 }
 
 async function build(p: Program, ex: Exchange, name: string, body: unknown): Promise<void> {

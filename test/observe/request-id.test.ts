@@ -1,6 +1,7 @@
 // Request ids and trace context: the client's X-Request-Id when well-formed, else a new one; echoed
 // on every answer (proxied, refused, admin), forwarded upstream and logged in the access line. A
 // valid W3C traceparent is forwarded as is; an absent or invalid one starts a new trace.
+import { connect } from 'node:net';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { newTraceparent, validTraceparent } from '../../src/gateway/request-id.js';
@@ -101,6 +102,29 @@ test('traceparent validation follows W3C Trace Context', () => {
   assert.match(t, TRACE);
   assert.ok(validTraceparent(t));
   assert.is.not(newTraceparent(), t);
+});
+
+test('each answer on a keep-alive connection logs the bytes it put on the wire, headers included', async () => {
+  const url = new URL(gw.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((r) => socket.once('connect', r));
+  let buffered = Buffer.alloc(0);
+  socket.on('data', (d: Buffer) => { buffered = Buffer.concat([buffered, d]); });
+  /** Send one GET and return the size of its whole answer as the client received it. */
+  const exchange = async (path: string) => {
+    buffered = Buffer.alloc(0);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    for (;;) {
+      const end = buffered.indexOf('\r\n\r\n');
+      const length = end < 0 ? NaN : Number(/content-length: (\d+)/i.exec(buffered.subarray(0, end).toString('latin1'))?.[1]);
+      if (end >= 0 && buffered.length >= end + 4 + length) return end + 4 + length;
+      await new Promise((r) => socket.once('data', r));
+    }
+  };
+  const sizes = [await exchange('/api/v3/ping'), await exchange('/api/v3/time'), await exchange('/api/v3/nope')];
+  socket.destroy();
+  await new Promise((r) => setTimeout(r, 20)); // the access line is written when the answer's close event runs
+  assert.equal(access().map((a) => a.bytes), sizes);
 });
 
 test.run();
