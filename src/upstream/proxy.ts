@@ -102,76 +102,104 @@ export class UpstreamProxy {
     const agent = this.pool();
     const headers = dropHopByHop(req.headers, req.drop);
     if (req.add) Object.assign(headers, req.add);
-    const head = req.method === 'HEAD';
-    return new Promise<void>((resolve, reject) => {
-      let status = 0;
-      let out: Record<string, string | string[] | number> = {};
-      let chunks: Buffer[] | null = null;
-      let started = false;
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) {
-          // Still queued when the client left or the deadline passed: never send it.
-          if (cancellation.gone) return c.abort(cancellation.reason as Error);
-          cancellation.cancel = (reason) => c.abort(reason as Error);
-        },
-        onResponseStart(c, statusCode, upstreamHeaders) {
-          if (statusCode >= 100 && statusCode < 200) return; // informational: the final answer follows
-          if (statusCode > 599 || statusCode < 100) {
-            return c.abort(new UpstreamError('UPSTREAM_BAD_ANSWER', `upstream ${base.host} answered with invalid status ${statusCode}`));
-          }
-          status = statusCode;
-          req.onAnswer?.(statusCode, upstreamHeaders as IncomingHttpHeaders);
-          out = dropHopByHop(upstreamHeaders as IncomingHttpHeaders);
-          mergeOwn(out, own);
-          const length = Number(upstreamHeaders['content-length'] ?? NaN);
-          if (head) {
-            if (length >= 0) out['content-length'] = length;
-          } else if (length <= BUFFER_LIMIT) {
-            chunks = [];
-            return;
-          } else if (length >= 0) out['content-length'] = length;
-          res.writeHead(status, out); // large or unknown length: stream it through
-          started = true;
-        },
-        onResponseData(c, chunk) {
-          if (chunks) chunks.push(chunk);
-          else if (!res.write(chunk)) {
-            c.pause(); // a slow client: stop reading the upstream until it drains
-            res.once('drain', () => c.resume());
-          }
-        },
-        onResponseEnd() {
-          cancellation.cancel = undefined;
-          if (chunks) {
-            const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-            out['content-length'] = body.length;
-            res.writeHead(status, out);
-            res.end(body);
-          } else res.end();
-          resolve();
-        },
-        onResponseError(_c, err) {
-          cancellation.cancel = undefined;
-          if (cancellation.gone) return reject(cancellation.reason ?? err);
-          if (started) {
-            res.destroy(); // the answer had begun: cut it rather than send a wrong one
-            return resolve();
-          }
-          reject(upstreamError(err, base));
-        },
-      };
-      agent.dispatch({
-        origin: base.origin,
-        path: base.prefix + req.url,
-        method: req.method as Dispatcher.HttpMethod,
-        headers,
-        body: req.body && req.body.length ? req.body : null,
-      }, handler);
-    });
+    const answer = new Answer(base, req, res, own, cancellation);
+    agent.dispatch({
+      origin: base.origin,
+      path: base.prefix + req.url,
+      method: req.method as Dispatcher.HttpMethod,
+      headers,
+      body: req.body && req.body.length ? req.body : null,
+    }, answer);
+    return answer.done;
   }
 
   close(): Promise<void> {
     return this.agent?.close() ?? Promise.resolve();
+  }
+}
+
+/**
+ * One forward's answer, as undici's dispatch handler: a class, so a forward allocates one object
+ * with its methods on the prototype rather than an object, five closures and a promise executor.
+ */
+class Answer implements Dispatcher.DispatchHandler {
+  readonly done: Promise<void>;
+  private resolve!: () => void;
+  private reject!: (e: unknown) => void;
+  private status = 0;
+  private out: Record<string, string | string[] | number> = {};
+  private chunks: Buffer[] | null = null;
+  private started = false;
+
+  constructor(
+    private readonly base: UpstreamTarget,
+    private readonly req: UpstreamRequest,
+    private readonly res: ServerResponse,
+    private readonly own: Record<string, string>,
+    private readonly cancellation: Cancellation,
+  ) {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    const { cancellation } = this;
+    // Still queued when the client left or the deadline passed: never send it.
+    if (cancellation.gone) return c.abort(cancellation.reason as Error);
+    cancellation.cancel = (reason) => c.abort(reason as Error);
+  }
+
+  onResponseStart(c: Dispatcher.DispatchController, statusCode: number, upstreamHeaders: Record<string, string | string[] | undefined>): void {
+    if (statusCode >= 100 && statusCode < 200) return; // informational: the final answer follows
+    if (statusCode > 599 || statusCode < 100) {
+      return c.abort(new UpstreamError('UPSTREAM_BAD_ANSWER', `upstream ${this.base.host} answered with invalid status ${statusCode}`));
+    }
+    this.status = statusCode;
+    this.req.onAnswer?.(statusCode, upstreamHeaders as IncomingHttpHeaders);
+    const out: Record<string, string | string[] | number> = (this.out = dropHopByHop(upstreamHeaders as IncomingHttpHeaders));
+    mergeOwn(out, this.own);
+    const length = Number(upstreamHeaders['content-length'] ?? NaN);
+    if (this.req.method === 'HEAD') {
+      if (length >= 0) out['content-length'] = length;
+    } else if (length <= BUFFER_LIMIT) {
+      this.chunks = [];
+      return;
+    } else if (length >= 0) out['content-length'] = length;
+    this.res.writeHead(statusCode, out); // large or unknown length: stream it through
+    this.started = true;
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.chunks) this.chunks.push(chunk);
+    else if (!this.res.write(chunk)) {
+      c.pause(); // a slow client: stop reading the upstream until it drains
+      this.res.once('drain', () => c.resume());
+    }
+  }
+
+  onResponseEnd(): void {
+    this.cancellation.cancel = undefined;
+    const { chunks, res } = this;
+    if (chunks) {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      this.out['content-length'] = body.length;
+      res.writeHead(this.status, this.out);
+      res.end(body);
+    } else res.end();
+    this.resolve();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    const { cancellation } = this;
+    cancellation.cancel = undefined;
+    if (cancellation.gone) return this.reject(cancellation.reason ?? err);
+    if (this.started) {
+      this.res.destroy(); // the answer had begun: cut it rather than send a wrong one
+      return this.resolve();
+    }
+    this.reject(upstreamError(err, this.base));
   }
 }
 
