@@ -4,6 +4,7 @@
 // forwarder on undici's dispatch() API, which the gateway uses (isolating the gateway's stages).
 // The load generator (this process) is the same for both, so its cost cancels out of the ratio.
 //   npm run build && node dist/bench/proxy.js [requests-per-round] [rounds]
+// A second copy of the bare forwarder gives the run's own noise floor (an A/A ratio).
 import type { ChildProcess } from 'node:child_process';
 import { CONCURRENCY, drive, measure as measureOver, PATH } from './proxy/drive.js';
 import { startProcess } from './proxy/processes.js';
@@ -20,6 +21,9 @@ const upstream = await start('proxy/upstream.js');
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const procs = {
   bare: await start('proxy/bare-forwarder.js', [upstreamUrl]),
+  // The same bare forwarder again: bareAgain/bare should be 1, and how far it strays is the noise
+  // floor of this run (the machine is shared): a gateway ratio within it of the target is not decided.
+  bareAgain: await start('proxy/bare-forwarder.js', [upstreamUrl]),
   bareDispatch: await start('proxy/bare-dispatch-forwarder.js', [upstreamUrl]),
   bareHeaders: await start('proxy/bare-forwarder.js', [upstreamUrl, '--gateway-headers']),
   // Without the exchange's rate limits: the rounds send far more than its weight per minute (bench/rate-limit.ts measures them).
@@ -51,6 +55,8 @@ console.log(`bare node:http + undici request() forwarder:  ${median(cpu.bare).to
 console.log(`bare node:http + undici dispatch() forwarder: ${median(cpu.bareDispatch).toFixed(1)} µs, ${median(rps.bareDispatch).toFixed(0)} req/s`);
 console.log(`gateway (route, lifecycle, validation, proxy): ${median(cpu.gateway).toFixed(1)} µs, ${median(rps.gateway).toFixed(0)} req/s`);
 console.log(`ratio gateway/bare request(): ${median(ratios('bare')).toFixed(3)} (median of per-round ratios)`);
+const aa = median(ratios('bare', 'bareAgain'));
+console.log(`noise floor: the same bare forwarder twice, bareAgain/bare ${aa.toFixed(3)} (A/A; per-round spread ${Math.min(...ratios('bare', 'bareAgain')).toFixed(2)}–${Math.max(...ratios('bare', 'bareAgain')).toFixed(2)})${Math.abs(aa - 1) > 0.02 ? ': this run cannot tell a few per cent apart' : ''}`);
 console.log(`ratio gateway/bare dispatch(): ${median(ratios('bareDispatch')).toFixed(3)} (median of per-round ratios)`);
 console.log(`ratio gateway/(bare request() + the gateway's headers, ${median(cpu.bareHeaders).toFixed(1)} µs): ${median(ratios('bareHeaders')).toFixed(3)} (the gateway's stages apart from the headers it must add)`);
 console.log(`gateway --release all (44 programs): ${median(cpu.gatewayAll).toFixed(1)} µs; ratio to the single-release gateway: ${median(ratios('gateway', 'gatewayAll')).toFixed(3)}`);
