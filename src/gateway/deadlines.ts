@@ -4,7 +4,12 @@
 // short walk from the end) and one timer waits for the earliest. Starting and finishing a request
 // is a link and an unlink; a timer per request cost a Timeout object, its async-hook bookkeeping
 // and a list insert and removal each time, on every proxied request. A sequential client re-arms
-// the timer about once per allowance, not once per request.
+// the timer about once per allowance, not once per request. The walk is bounded: a late starter
+// that would pass more than MAX_WALK entries (a pipelining flood over many connections could make
+// every start walk the whole list) gets a timer of its own instead, as every request once did.
+
+/** Entries a late starter may be walked past before it gets a timer of its own. */
+const MAX_WALK = 32;
 
 /** An entry of the list; the adapter's per-request record extends it. */
 export interface Deadline {
@@ -14,6 +19,8 @@ export interface Deadline {
   next?: Deadline | null;
   /** In the list (not yet expired or finished). */
   queued?: boolean;
+  /** Its own timer, when it was placed outside the list (see MAX_WALK). */
+  timer?: NodeJS.Timeout;
 }
 
 export class Deadlines<T extends Deadline> {
@@ -28,7 +35,10 @@ export class Deadlines<T extends Deadline> {
 
   add(entry: T): void {
     let after = this.tail;
-    while (after && after.due > entry.due) after = after.prev as T | null;
+    for (let steps = 0; after && after.due > entry.due; steps++) {
+      if (steps === MAX_WALK) return this.alone(entry);
+      after = after.prev as T | null;
+    }
     entry.prev = after;
     entry.next = after ? after.next : this.head;
     if (entry.next) entry.next.prev = entry;
@@ -41,6 +51,11 @@ export class Deadlines<T extends Deadline> {
 
   /** Take `entry` out (it finished); a no-op if it is not in the list. */
   remove(entry: T): void {
+    if (entry.timer) {
+      clearTimeout(entry.timer);
+      entry.timer = undefined;
+      return;
+    }
     if (!entry.queued) return;
     entry.queued = false;
     if (entry.prev) entry.prev.next = entry.next ?? null;
@@ -51,6 +66,14 @@ export class Deadlines<T extends Deadline> {
     // The timer stays armed, even with the list empty: when it fires it finds nothing due and waits
     // for the new head. Moving it here would cost what this list saves (it is unref'd: an armed
     // timer never keeps the process alive).
+  }
+
+  private alone(entry: T): void {
+    entry.queued = false;
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      this.expire(entry);
+    }, Math.max(1, Math.ceil(entry.due - performance.now()))).unref();
   }
 
   private arm(due: number): void {

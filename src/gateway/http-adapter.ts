@@ -99,7 +99,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       return o.admin(req, res, o.adminHeaders(req));
     }
     // The deadline counts from arrival (waiting behind pipelined requests included).
-    const ex: TimedExchange = { req, res, id, own: {}, cancellation: { gone: false }, bodyRead: false, due: arrived + o.timeoutMs, prev: null, next: null, queued: false };
+    const ex: TimedExchange = { req, res, id, own: {}, cancellation: { gone: false }, bodyRead: false, due: arrived + o.timeoutMs, prev: null, next: null, queued: false, timer: undefined };
     deadlines.add(ex);
     res.on('close', () => { // emitted once; 'on' spares the once-wrapper
       deadlines.remove(ex);

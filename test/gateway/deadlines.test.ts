@@ -51,4 +51,21 @@ test('entries added after the list emptied still expire (the timer is re-armed)'
   assert.equal(expired, ['later']);
 });
 
+test('a late starter that would walk past many entries gets a timer of its own, and still expires on time', async () => {
+  const expired: string[] = [];
+  const d = new Deadlines<Entry>((e) => expired.push(e.name));
+  const many = Array.from({ length: 200 }, (_, i) => entry(`later ${i}`, 200 + i));
+  for (const e of many) d.add(e);
+  const late = entry('late', 20); // due before all 200: placing it in the list would walk every one
+  d.add(late);
+  assert.ok(late.timer !== undefined && !late.queued, 'the late starter is outside the list');
+  const lateGone = entry('late, finished', 25);
+  d.add(lateGone);
+  d.remove(lateGone); // its own timer is cleared: it never expires
+  await sleep(60);
+  assert.equal(expired, ['late']);
+  for (const e of many) d.remove(e);
+  assert.is(lateGone.timer, undefined);
+});
+
 test.run();
