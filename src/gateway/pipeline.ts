@@ -293,23 +293,17 @@ function peerOf(socket: PeerSocket): { ip: string; forwarded: string } {
  * Only the values are read: the request is still forwarded byte for byte.
  */
 function collect(into: Record<string, string | string[]>, text: string, route: Route, repeatable: ReadonlySet<string>): void {
-  if (!text) return;
-  Collecting.into = into;
-  Collecting.route = route;
-  Collecting.repeatable = repeatable;
-  try {
-    forEachParam(text, addParam, Collecting);
-  } finally {
-    Collecting.into = NO_VALUES; // hold no request's values past its own check
-  }
+  if (text) forEachParam(text, addParam, { into, route, repeatable });
 }
 
-const NO_VALUES: Record<string, string | string[]> = Object.freeze({});
+interface Collecting {
+  into: Record<string, string | string[]>;
+  route: Route;
+  repeatable: ReadonlySet<string>;
+}
 
-/** What addParam adds to: one module-level record (collecting is synchronous), no closure per request. */
-const Collecting = { into: NO_VALUES, route: undefined as unknown as Route, repeatable: NOTHING_SUPPLIED };
-
-function addParam(k: string, v: string, c: typeof Collecting): void {
+/** One pair of collect(): a module-level function given its context, not a closure per request. */
+function addParam(k: string, v: string, c: Collecting): void {
   const had = c.into[k];
   if (had === undefined) {
     c.into[k] = v;
