@@ -24,6 +24,8 @@ export function signingHook(opts: SigningHookOptions): ProxyHook {
   const apiKey = opts.apiKey.reveal();
   const clock = opts.clock ?? Date.now;
   const sign = (p: string | Buffer) => opts.signer.sign(p);
+  // What each role supplies, built once: a request's supplied set is replaced, never added to (it may be shared).
+  const supplies = { key: new Set([opts.header]), sign: new Set([opts.header, 'timestamp', 'signature']) };
 
   /** What the gateway adds to this request: nothing, the key header, or key + signature. */
   function role(state: ProxyRequestState): 'none' | 'key' | 'sign' {
@@ -38,7 +40,8 @@ export function signingHook(opts: SigningHookOptions): ProxyHook {
     admit(state) {
       const r = role(state);
       if (r === 'none') return;
-      state.supplied = new Set([...state.supplied, opts.header, ...(r === 'sign' ? ['timestamp', 'signature'] : [])]);
+      const add = supplies[r];
+      state.supplied = state.supplied.size ? new Set([...state.supplied, ...add]) : add;
     },
     prepare(state) {
       const r = role(state);
