@@ -127,7 +127,8 @@ class Answer implements Dispatcher.DispatchHandler {
   private resolve!: () => void;
   private reject!: (e: unknown) => void;
   private status = 0;
-  private out: Record<string, string | string[] | number> = {};
+  /** The answer's headers, set when the final status arrives (nothing reads them before). */
+  private out!: Record<string, string | string[] | number>;
   private chunks: Buffer[] | null = null;
   private started = false;
 
