@@ -12,8 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
-import { PATH } from './proxy/drive.js';
+import { drive as driveOver, PATH } from './proxy/drive.js';
 import { startProcess } from './proxy/processes.js';
 
 const N = Number(process.argv[2] ?? 4000);
@@ -31,17 +30,8 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const upstream = await startProcess('proxy/upstream.js');
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const out = mkdtempSync(join(tmpdir(), 'callgrind-'));
-
-/** Send `n` GETs one after another on one keep-alive connection; throws unless every answer is 200. */
-async function drive(port: number, n: number): Promise<void> {
-  const agent = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
-  for (let i = 0; i < n; i++) {
-    const r = await agent.request({ origin: `http://127.0.0.1:${port}`, path: PATH, method: 'GET' });
-    await r.body.dump();
-    if (r.statusCode !== 200) throw new Error(`answer ${r.statusCode}`);
-  }
-  await agent.close();
-}
+/** One request at a time on one keep-alive connection. */
+const drive = (port: number, n: number) => driveOver(port, n, undefined, 1);
 
 function command(name: string): string[] {
   if (name === 'bare') return [here('proxy/bare-forwarder.js'), upstreamUrl];

@@ -12,12 +12,12 @@ export const cpuOf = (child: ChildProcess) => new Promise<number>((resolve) => {
   child.send('cpu');
 });
 
-/** Send `n` GETs of PATH to 127.0.0.1:`port`; resolves to the wall time in ms. Throws unless every answer is 200. */
-export async function drive(port: number, n: number, latencies?: number[]): Promise<number> {
-  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+/** Send `n` GETs of PATH to 127.0.0.1:`port` over `concurrency` connections; resolves to the wall time in ms. Throws unless every answer is 200. */
+export async function drive(port: number, n: number, latencies?: number[], concurrency = CONCURRENCY): Promise<number> {
+  const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
   let sent = 0, bad = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+  await Promise.all(Array.from({ length: concurrency }, async () => {
     while (sent < n) {
       sent++;
       const t = performance.now();
