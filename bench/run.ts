@@ -9,6 +9,7 @@ const BENCHES: [string, string[]][] = [
   ['reload.js', []],
   ['proxy.js', ['20000', '10']],
   ['proxy-instructions.js', []],
+  ['parameters.js', []],
   ['builders.js', ['--seconds', '1']],
   ['signing.js', []],
   ['websocket.js', []],
