@@ -6,11 +6,11 @@
 import { availableParallelism } from 'node:os';
 import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
+import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
 import { bool, choice, host, int, onOff, redisStore, workers } from './setting-values.js';
 
-export const ADMIN_RELOAD = ['loopback', 'token', 'off'] as const;
-export type AdminReload = (typeof ADMIN_RELOAD)[number];
+export type { AdminReload };
 
 export interface Setting {
   /** The GatewayConfig field and the config file's key (camelCase). */
