@@ -2,9 +2,8 @@
 // compile the programs and listen. Used by the CLI and, in-process, by tests and benchmarks. The parts
 // live in src/server/: reload (queue, compile, swap, summary), watch, drain, websockets, builders.
 import cluster from 'node:cluster';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
 import type { PluginRegistry } from './builders/plugin.js';
 import { listenError } from './listen-error.js';
 import { loadCatalogue } from './catalogue/load.js';
@@ -12,24 +11,22 @@ import { pinReleases, pinViews, type PinnedReleases } from './catalogue/pin.js';
 import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
-import { createGateway, type Gateway, type Hook } from './gateway/app.js';
+import { createGateway, type Gateway, type Hook, type Served } from './gateway/app.js';
 import type { ReloadOutcome } from './gateway/admin.js';
-import { connectionOpened } from './gateway/access-record.js';
-import { refuseOnSocket } from './gateway/raw-answer.js';
-import { assignIdentity } from './gateway/request-id.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
-import type { WebsocketGateway } from './gateway/websocket/index.js';
+import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
 import { createLogger, heldLogger, type Logger } from './log.js';
 import { tuneHeapForServing } from './heap-tuning.js';
 import { securityHooks, type SecurityHooks } from './gateway/signing/setup.js';
 import { rateLimiting, type RateLimiting } from './gateway/rate-limit/setup.js';
 import { lazyBuilderPool } from './server/builders.js';
 import { drain } from './server/drain.js';
-import { createReloader } from './server/reload.js';
+import { createReloader, type Reloader } from './server/reload.js';
+import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
 import { restUpstreams } from './server/upstreams.js';
 import { watchForReload } from './server/watch.js';
-import { lazyWebsockets, reportWebsockets, websocketMetrics } from './server/websockets.js';
+import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
 
 export { pinViews, restUpstreams };
 
@@ -85,100 +82,42 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const limits = rateLimiting(config, pinned.default.views, setupLog);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
+  const beforeProxy = opts.beforeProxy ?? [];
   const gateway = createGateway({
     pinned, plugins: opts.plugins ?? builders!.plugins, logger,
-    ...programOptions(config, loaded.catalogue, security, limits, opts.beforeProxy ?? [], loaded.hash),
+    ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash),
     ready: () => ready, reload: (trigger) => reloader.reload(trigger), lastReload: () => reloader.last(),
   });
+  const server = createHttpServer(config, gateway, logger);
   let serving: PinnedReleases = pinned;
   const reloader = createReloader(config, loaded.catalogue, {
     reread: () => opts.reread?.() ?? config, logger, onReload: opts.onReload,
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
-      gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, opts.beforeProxy ?? [], next.hash));
+      gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash));
       serving = nextPinned;
-      server.requestTimeout = Math.max(cfg.timeoutMs + 5000, cfg.headersTimeoutMs);
-      const close = cfg.reloadClosesWebsockets;
-      try {
-        reportWebsockets(websockets.afterReload(gateway.state(), close), close, logger);
-      } catch (e) { // a fault here must not undo the reload's report
-        logger.error(`websockets after reload: ${(e as Error)?.stack ?? String(e)}`);
-      }
+      server.requestTimeout = requestTimeoutFor(cfg);
+      websocketsAfterReload(websockets, gateway.state(), cfg.reloadClosesWebsockets, logger);
     },
   });
-  // Connection bounds: headers must arrive promptly, a whole request within the deadline (the
-  // adapter answers 408 then; node's own check is the backstop), idle keep-alive sockets close, and
-  // connections past the cap are closed at once rather than starving everyone of descriptors.
-  const server = createServer({
-    headersTimeout: config.headersTimeoutMs, requestTimeout: Math.max(config.timeoutMs + 5000, config.headersTimeoutMs),
-    keepAliveTimeout: config.keepAliveTimeoutMs, connectionsCheckingInterval: 1000,
-  }, gateway.handler);
-  // Not server.maxConnections: on Node 20 a connection it drops stops the server's header and
-  // request timeouts for every other connection. Counting here refuses the excess with a 503 instead.
-  let open = 0;
-  const recording = { logger, metrics: gateway.metrics };
-  server.on('connection', (socket) => {
-    connectionOpened(socket);
-    if (open >= config.maxConnections) return void refuseOnSocket(recording, socket, 503, ['Retry-After: 1']);
-    open++;
-    socket.once('close', () => open--);
-  });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    // Malformed HTTP, header timeouts, resets: answer 400/408/431 when the socket can still take it; never crash.
-    if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
-    if ((socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage?.headersSent) return void socket.destroy(); // an answer is under way: no second one
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    refuseOnSocket(recording, socket as Socket, status, [], (err as { rawPacket?: Buffer }).rawPacket);
-  });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => {
-    const cfg = reloader.config();
-    return {
-      views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
-      maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, ...opts.websocket,
-    };
-  }, logger);
-  server.on('upgrade', (req, socket, head) => {
-    assignIdentity(req, performance.now()); // the upgrade's id and arrival, before the websocket module loads
-    try {
-      websockets.upgrade(req, socket, head);
-    } catch (e) {
-      // The connection boundary: whatever an upgrade throws ends that socket, never the process.
-      logger.error(`ws upgrade → 500: ${(e as Error)?.stack ?? String(e)}`);
-      socket.destroy();
-    }
-  });
-  websocketMetrics(gateway.metrics, websockets);
-  gateway.metrics.addCounter('gateway_reloads_applied_total', 'Reloads of the catalogue and configuration that were applied.', () => reloader.counts.applied);
-  gateway.metrics.addCounter('gateway_reloads_refused_total', 'Reloads refused (an invalid catalogue or configuration); the last good program kept serving.', () => reloader.counts.refused);
-  builders?.observe(gateway.metrics);
+  const websockets = lazyWebsockets(gateway, (served) => websocketOptions(reloader.config(), served, gateway, logger, opts), logger);
+  acceptUpgrades(server, websockets, logger);
+  registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);
-  limiterMetrics(gateway, limits);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
-  } catch (e) {
-    // Nothing was served: release what start-up opened, so the process can exit on its error.
-    await gateway.close();
-    await limits.close();
-    throw listenError(e, config);
-  }
+  await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
   ready = true;
   setupLog.release();
   // What the first proxied request would otherwise wait for (undici, ~110 files), loaded just after
   // the socket listens, once the first probes have been answered.
   setTimeout(() => { void gateway.proxy().warm(); }, 100).unref();
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   announce(pinned, logger);
   logger.debug(`catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
   const watching = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], (t) => reloader.reload(t), logger) : undefined;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url: urlOf(server, config),
     server,
     gateway,
     websockets,
@@ -187,6 +126,27 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     close: (graceMs = reloader.config().shutdownGraceMs) => (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits }, graceMs))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
+}
+
+function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, logger: Logger, opts: StartOptions): WebsocketOptions {
+  return {
+    views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
+    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, ...opts.websocket,
+  };
+}
+
+function urlOf(server: Server, config: GatewayConfig): string {
+  const { port } = server.address() as AddressInfo;
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+}
+
+/** What the websocket side, reloads, builders and the rate limiter count, read at scrape time. */
+function registerMetrics(gateway: Gateway, websockets: Websockets, reloader: Reloader, limits: RateLimiting, builders?: { observe(m: Gateway['metrics']): void }): void {
+  websocketMetrics(gateway.metrics, websockets);
+  gateway.metrics.addCounter('gateway_reloads_applied_total', 'Reloads of the catalogue and configuration that were applied.', () => reloader.counts.applied);
+  gateway.metrics.addCounter('gateway_reloads_refused_total', 'Reloads refused (an invalid catalogue or configuration); the last good program kept serving.', () => reloader.counts.refused);
+  builders?.observe(gateway.metrics);
+  limiterMetrics(gateway, limits);
 }
 
 /** One line per service: what it serves. */

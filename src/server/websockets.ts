@@ -1,6 +1,8 @@
 // The websocket side of a running gateway: loaded on the first upgrade, one websocket gateway per
 // served release, its options read from the configuration a reload last applied.
+import type { Server } from 'node:http';
 import type { Gateway, GatewayState, Served } from '../gateway/app.js';
+import { assignIdentity } from '../gateway/request-id.js';
 import { select } from '../gateway/app.js';
 import type { Metrics } from '../gateway/metrics.js';
 import type { AfterReload, WebsocketGateway, WebsocketOptions, WebsocketStats } from '../gateway/websocket/index.js';
@@ -95,3 +97,25 @@ export function reportWebsockets(r: AfterReload, close: boolean, logger: Logger)
   else logger.info(`reload kept ${r.gone} open websocket connection(s) ${what}: they run on the previous program until they end (--reload-closes-websockets closes them)`);
 }
 
+
+/** Send the server's upgrades to the websocket side; whatever an upgrade throws ends that socket, never the process. */
+export function acceptUpgrades(server: Server, websockets: Websockets, logger: Logger): void {
+  server.on('upgrade', (req, socket, head) => {
+    assignIdentity(req, performance.now()); // the upgrade's id and arrival, before the websocket module loads
+    try {
+      websockets.upgrade(req, socket, head);
+    } catch (e) {
+      logger.error(`ws upgrade → 500: ${(e as Error)?.stack ?? String(e)}`);
+      socket.destroy();
+    }
+  });
+}
+
+/** After a swap: check open websockets against the new programs; a fault here must not undo the reload's report. */
+export function websocketsAfterReload(websockets: Websockets, state: GatewayState, close: boolean, logger: Logger): void {
+  try {
+    reportWebsockets(websockets.afterReload(state, close), close, logger);
+  } catch (e) {
+    logger.error(`websockets after reload: ${(e as Error)?.stack ?? String(e)}`);
+  }
+}
