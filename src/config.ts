@@ -39,6 +39,8 @@ export interface GatewayConfig {
   logLevel: Level;
   /** Log lines as JSON (default when stderr is not a terminal) or pretty (default on a terminal). */
   logFormat: LogFormat;
+  /** 'off', or the Redis URL the replicas of a fleet share (catalogue hash, reload notices). */
+  fleet: string;
   /** Processes serving the port (node:cluster); 1 = this process alone. */
   workers: number;
   /** Bytes a websocket client may leave unread before it is closed (1008). */

@@ -2,6 +2,7 @@
 // compile the programs and listen. Used by the CLI and, in-process, by tests and benchmarks. The parts
 // live in src/server/: reload (queue, compile, swap, summary), watch, drain, websockets, builders.
 import cluster from 'node:cluster';
+import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PluginRegistry } from './builders/plugin.js';
@@ -26,6 +27,7 @@ import { createReloader, type Reloader } from './server/reload.js';
 import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
 import { restUpstreams } from './server/upstreams.js';
 import { watchForReload } from './server/watch.js';
+import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
 import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
 
 export { pinViews, restUpstreams };
@@ -87,11 +89,18 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     pinned, plugins: opts.plugins ?? builders!.plugins, logger,
     ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash),
     ready: () => ready, reload: (trigger) => reloader.reload(trigger), lastReload: () => reloader.last(),
+    health: () => (fleet ? { fleet: fleet.status() } : {}),
   });
+  let fleet: Fleet | undefined;
   const server = createHttpServer(config, gateway, logger);
   let serving: PinnedReleases = pinned;
   const reloader = createReloader(config, loaded.catalogue, {
-    reread: () => opts.reread?.() ?? config, logger, onReload: opts.onReload,
+    reread: () => opts.reread?.() ?? config, logger,
+    onReload(outcome) {
+      // A reload this replica was asked for tells the fleet; one the fleet asked for does not echo.
+      if (fleet && outcome.ok && outcome.hash && !outcome.trigger.startsWith(FLEET_TRIGGER)) fleet.publish(outcome.hash);
+      opts.onReload?.(outcome);
+    },
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
@@ -114,6 +123,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   setTimeout(() => { void gateway.proxy().warm(); }, 100).unref();
   announce(pinned, logger);
   logger.debug(`catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  if (config.fleet !== 'off') {
+    fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
+  }
   const watching = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], (t) => reloader.reload(t), logger) : undefined;
   let closing: Promise<void> | undefined;
   return {
@@ -123,7 +135,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     websockets,
     views: pinned.default.views,
     ready: () => ready,
-    close: (graceMs = reloader.config().shutdownGraceMs) => (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits }, graceMs))),
+    close: (graceMs = reloader.config().shutdownGraceMs) => (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits, fleet }, graceMs))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
 }

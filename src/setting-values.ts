@@ -59,6 +59,13 @@ export function redisStore(v: string, name: string): string {
   return v;
 }
 
+/** off, or the Redis URL a fleet shares (the same form as the rate-limit store's). */
+export function fleetStore(v: string, name: string): string {
+  if (v === 'off') return v;
+  if (v === 'memory') throw new UsageError(`invalid --${name} "${v}"; expected off or redis://host:6379/0 (rediss:// for TLS)`);
+  return redisStore(v, name).replace(/^memory$/, 'off');
+}
+
 /** An upstream base URL: http(s) or ws(s). */
 export function upstreamUrl(v: string, what: string): string {
   try {

@@ -8,7 +8,7 @@ import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
-import { bool, choice, host, int, onOff, redisStore, workers } from './setting-values.js';
+import { bool, choice, fleetStore, host, int, onOff, redisStore, workers } from './setting-values.js';
 
 export type { AdminReload };
 
@@ -80,6 +80,9 @@ export const SETTINGS: readonly Setting[] = [
     help: 'where the rate-limit counters live: this process, or Redis shared by every replica' },
   { key: 'rateLimitFail', flag: 'rate-limit-fail', env: 'GATEWAY_RATE_LIMIT_FAIL', arg: 'open|closed', default: 'open', parse: choice(['open', 'closed'] as const), reload: true,
     help: 'Redis unreachable or slow: open = count in this process meanwhile, closed = refuse (503)' },
+  { key: 'fleet', flag: 'fleet', env: 'GATEWAY_FLEET', arg: 'off|redis://host:6379/0', default: 'off', parse: fleetStore, reload: false, secret: true,
+    help: 'replicas sharing one catalogue identity over Redis: a reload on any replica reloads the others from their own copies',
+    doc: 'replicas that agree on one catalogue: a reload on any replica publishes its catalogue hash over Redis and the others reload from their own copies (swapping only if theirs has that hash); `/_gateway/health` shows the fleet\'s hashes (see Operating a fleet)' },
   { key: 'workers', flag: 'workers', env: 'GATEWAY_WORKERS', arg: '<n>|auto', default: '1', parse: workers, reload: false,
     help: 'processes serving the port (node:cluster; auto = one per core); a worker that dies is replaced' },
   { key: 'wsMaxBuffered', flag: 'ws-max-buffered', env: 'GATEWAY_WS_MAX_BUFFERED', arg: '<bytes>', default: String(4 * 1024 * 1024), parse: int(1024, 1024 ** 3), reload: true,

@@ -24,6 +24,8 @@ export interface AdminDeps {
   /** Client tokens admin actions are checked against (signing mode's tokens file; else none). */
   adminTokens?: () => readonly TokenEntry[];
   lastReload?: () => ReloadOutcome | undefined;
+  /** More of /_gateway/health, read at each probe (the fleet's agreement). */
+  health?: () => Record<string, unknown>;
   /** Who may reach the admin routes from a browser (listed origins, known host names) and who may reload. */
   guard: () => AdminGuard;
 }
@@ -83,6 +85,7 @@ function health(deps: AdminDeps) {
       releases: [...state.byId.keys()], defaultRelease: state.default.id ?? null,
       catalogue: { hash: state.hash, loadedAt: state.loadedAt }, lastReload: deps.lastReload?.() ?? null,
       services: state.default.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })),
+      ...deps.health?.(),
     },
   };
 }

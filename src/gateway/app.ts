@@ -45,6 +45,8 @@ export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' |
   /** Who may POST /_gateway/reload (--admin-reload). */
   adminReload?: AdminReload;
   lastReload?: () => ReloadOutcome | undefined;
+  /** More of /_gateway/health (the fleet's agreement). */
+  health?: () => Record<string, unknown>;
 }
 
 export interface Gateway {
@@ -84,7 +86,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const adapter = createHttpAdapter({
     select: (req) => select(state, req),
     admin: adminHandler({
-      state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, adminTokens: () => state.options.adminTokens ?? [],
+      state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, health: opts.health, adminTokens: () => state.options.adminTokens ?? [],
       guard: () => ({ origins: state.default.program.crossSite.origins, hosts: state.default.program.crossSite.hosts, reload: state.options.adminReload ?? 'loopback' }),
     }),
     // Admin answers grant no CORS read to any origin: they are the operator's, not a page's.

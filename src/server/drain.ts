@@ -9,6 +9,7 @@ export interface Drained {
   websockets: { close(): Promise<void> };
   builders?: { close(): Promise<void> };
   limits: { close(): Promise<void> };
+  fleet?: { close(): Promise<void> };
 }
 
 export async function drain(d: Drained, graceMs: number): Promise<void> {
@@ -27,4 +28,5 @@ export async function drain(d: Drained, graceMs: number): Promise<void> {
   await gateway.close();
   await d.builders?.close();
   await d.limits.close();
+  await d.fleet?.close();
 }

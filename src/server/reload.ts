@@ -29,7 +29,8 @@ export interface ReloadSteps {
 }
 
 export interface Reloader {
-  reload(trigger: string): Promise<ReloadOutcome>;
+  /** `expectHash`: apply only a catalogue with this content hash (a fleet's target), else refuse. */
+  reload(trigger: string, expectHash?: string): Promise<ReloadOutcome>;
   last(): ReloadOutcome | undefined;
   /** The configuration the last applied reload (or start-up) runs with. */
   config(): GatewayConfig;
@@ -44,16 +45,16 @@ export function createReloader(startConfig: GatewayConfig, startCatalogue: Catal
   // With no --release the gateway serves the newest release it started with; it moves only if told to.
   const startPin = pinOf(steps.serving());
   let running: Promise<ReloadOutcome> | undefined;
-  let pending: { triggers: string[]; promise: Promise<ReloadOutcome> } | undefined;
+  let pending: { triggers: string[]; expectHash?: string; promise: Promise<ReloadOutcome> } | undefined;
 
-  const start = (triggers: string[]): Promise<ReloadOutcome> => {
-    const p = reloadNow(triggers.length > 1 ? `${triggers[0]} (and ${triggers.length - 1} more asking while one ran)` : triggers[0]);
+  const start = (triggers: string[], expectHash?: string): Promise<ReloadOutcome> => {
+    const p = reloadNow(triggers.length > 1 ? `${triggers[0]} (and ${triggers.length - 1} more asking while one ran)` : triggers[0], expectHash);
     running = p;
     void p.finally(() => { if (running === p) running = undefined; });
     return p;
   };
 
-  async function reloadNow(trigger: string): Promise<ReloadOutcome> {
+  async function reloadNow(trigger: string, expectHash: string | undefined): Promise<ReloadOutcome> {
     const t0 = performance.now();
     const at = new Date().toISOString();
     try {
@@ -62,6 +63,7 @@ export function createReloader(startConfig: GatewayConfig, startCatalogue: Catal
       const spec: ReleaseSpec = unpinned && !cfg.followNewest ? { ...startPin, default: cfg.release.default } : cfg.release;
       await checkInWorker(cfg.catalogue); // the slow part (YAML, schemas) off the request loop
       const next = loadCatalogue(cfg.catalogue);
+      if (expectHash && next.hash !== expectHash) throw new Error(`this replica's catalogue copy has hash ${next.hash}, not the fleet's ${expectHash} (its copy may still be on its way)`);
       const before = steps.serving();
       const pinned = pinReleases(next.catalogue, spec);
       const summary = [await describeReload(catalogue, next.catalogue, pinned), ...releaseMoves(before, pinned, next.catalogue, unpinned && !cfg.followNewest)].join('; ');
@@ -81,19 +83,21 @@ export function createReloader(startConfig: GatewayConfig, startCatalogue: Catal
   }
 
   return {
-    reload(trigger) {
-      if (!running) return start([trigger]);
+    reload(trigger, expectHash) {
+      if (!running) return start([trigger], expectHash);
       if (pending) {
         pending.triggers.push(trigger);
+        // Conditional only if every asker was the fleet: an operator's reload takes whatever the copy holds.
+        pending.expectHash = pending.expectHash && expectHash ? expectHash : undefined;
         return pending.promise;
       }
-      const triggers = [trigger];
-      const promise = running.then(() => undefined, () => undefined).then(() => {
+      const next: { triggers: string[]; expectHash?: string; promise: Promise<ReloadOutcome> } = { triggers: [trigger], expectHash, promise: Promise.resolve() as never };
+      next.promise = running.then(() => undefined, () => undefined).then(() => {
         pending = undefined;
-        return start(triggers);
+        return start(next.triggers, next.expectHash);
       });
-      pending = { triggers, promise };
-      return promise;
+      pending = next;
+      return next.promise;
     },
     last: () => last,
     config: () => applied,
