@@ -16,7 +16,7 @@ test('the README configuration table is the one the settings declaration renders
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const m = /<!-- settings:start[^>]*-->\n([\s\S]*?)\n<!-- settings:end -->/.exec(readme);
   assert.ok(m, 'README has the settings markers');
-  assert.is(m![1], readmeTable(), 'README table differs from src/settings.ts: run `npm run -s settings-table` and paste it between the markers');
+  assert.is(m![1], readmeTable(), 'README table differs from src/settings.ts: run `npm run settings-table -- --write`');
 });
 
 test('every declared flag is in --help with its variable, and every variable and file key is read', () => {
