@@ -90,7 +90,9 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
       if (!svc.counters.includes(c)) svc.counters.push(c);
     }
   }
-  const plans = new Map<Route, Plan | null>();
+  // Keyed weakly: a Route belongs to one compiled program, and a reload must be able to drop the
+  // program (and the catalogue it references) once its last request is done.
+  const plans = new WeakMap<Route, Plan | null>();
   const planOf = (route: Route): Plan | null => {
     let p = plans.get(route);
     if (p === undefined) plans.set(route, (p = plan(route, services.get(route.view.service.id))));
