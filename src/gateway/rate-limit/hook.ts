@@ -29,6 +29,8 @@ interface Counter {
   budget: number;
   /** The store's counter, made on first use (the store's code loads then). */
   counter(): StoreCounter;
+  /** The budget changed (a reload changed the limit): the store's counter refuses at the new one. */
+  resized(budget: number): void;
   /** Lower-cased answer header carrying the upstream's count of this limit. */
   header?: string;
   /** "REQUEST_WEIGHT limit of 6000 per 1m (counted per gateway egress IP)", for refusals. */
@@ -58,11 +60,19 @@ interface Plan {
   learn: Counter[];
 }
 
-export interface RateLimiting {
-  /** Empty when rate limiting is off or no served service declares limits. */
-  hooks: Hook[];
-  /** Remaining budget per limit (and refusals, ban seconds), as gauges named gateway_<key>. */
-  limiterGauges(): Record<string, number>;
+/** The rate limiter of one counter store: its hook, and the limits it counts (replaced by apply()). */
+export interface Limiter {
+  hook: Hook;
+  /** Whether any served service declares limits (else the hook need not run). */
+  active(): boolean;
+  /**
+   * Count the limits of these views from now on. A limit is known by its service, kind, interval,
+   * countedBy and pathPrefix: one that stays keeps its count (a changed `limit` applies to it), a
+   * new one starts at zero, a removed one is forgotten. Routes are planned anew.
+   */
+  apply(views: ReleaseView[]): void;
+  /** Remaining budget per limit (and refusals, ban seconds, the store's state), as gauges named gateway_<key>. */
+  gauges(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -74,25 +84,41 @@ const WEIGHT_PER = { ip: 'IP', apiKey: 'UID' } as const;
  * `share`: how many processes count apart (--workers with the in-process store): each then keeps
  * to 1/share of every limit, so together they never exceed it. 1 when the store is shared.
  */
-export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: FailMode, logger: Logger, share = 1): RateLimiting {
-  const services = new Map<string, ServiceLimits>();
-  const counters = new Map<string, Counter>(); // one per limit, shared by every release view of a service
-  for (const v of views) {
-    if (v.service.kind !== 'proxy') continue;
-    const limits = aliveAt(v.service.rateLimits ?? [], v.at);
-    if (!limits.length) continue;
-    let svc = services.get(v.service.id);
-    if (!svc) services.set(v.service.id, (svc = { id: v.service.id, counters: [], bannedUntil: 0, refused: 0, apiKeyHeader: v.service.apiKeyHeader?.toLowerCase() }));
-    for (const l of limits) {
-      const name = `${v.service.id}:${l.kind}:${l.interval}:${l.countedBy}:${l.pathPrefix ?? ''}:${l.limit}`;
-      let c = counters.get(name);
-      if (!c) counters.set(name, (c = makeCounter(v.service.id, l, name, store, share)));
-      if (!svc.counters.includes(c)) svc.counters.push(c);
-    }
-  }
+export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: FailMode, logger: Logger, share = 1): Limiter {
+  let services = new Map<string, ServiceLimits>();
+  let counters = new Map<string, Counter>(); // one per limit, shared by every release view of a service
   // Keyed weakly: a Route belongs to one compiled program, and a reload must be able to drop the
   // program (and the catalogue it references) once its last request is done.
-  const plans = new WeakMap<Route, Plan | null>();
+  let plans = new WeakMap<Route, Plan | null>();
+  function apply(next: ReleaseView[]): void {
+    const svcs = new Map<string, ServiceLimits>();
+    const kept = new Map<string, Counter>();
+    for (const v of next) {
+      if (v.service.kind !== 'proxy') continue;
+      const limits = aliveAt(v.service.rateLimits ?? [], v.at);
+      if (!limits.length) continue;
+      let svc = svcs.get(v.service.id);
+      if (!svc) {
+        const was = services.get(v.service.id);
+        svcs.set(v.service.id, (svc = { id: v.service.id, counters: [], bannedUntil: was?.bannedUntil ?? 0, refused: was?.refused ?? 0, apiKeyHeader: v.service.apiKeyHeader?.toLowerCase() }));
+      }
+      for (const l of limits) {
+        const name = `${v.service.id}:${l.kind}:${l.interval}:${l.countedBy}:${l.pathPrefix ?? ''}`;
+        let c = kept.get(name);
+        if (!c) {
+          c = counters.get(name);
+          if (c) resize(c, l, share);
+          else c = makeCounter(v.service.id, l, name, store, share);
+          kept.set(name, c);
+        }
+        if (!svc.counters.includes(c)) svc.counters.push(c);
+      }
+    }
+    services = svcs;
+    counters = kept;
+    plans = new WeakMap();
+  }
+  apply(views);
   const planOf = (route: Route): Plan | null => {
     let p = plans.get(route);
     if (p === undefined) plans.set(route, (p = plan(route, services.get(route.view.service.id))));
@@ -140,7 +166,9 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
           (e: Error) => {
             // Only reachable with --rate-limit-fail closed (open falls back to memory inside the store).
             if (taken) refund(taken);
-            throw new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable (${e.message}); the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail ${fail}).`, { 'retry-after': '1' });
+            const refusal = new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable (${e.message === 'Command timed out' ? 'no answer in time' : e.message}); the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail ${fail}).`, { 'retry-after': '1' });
+            refusal.quiet = true; // the store logged the outage once
+            throw refusal;
           },
         );
       }
@@ -205,25 +233,40 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
   }
 
   return {
-    hooks: services.size ? [hook] : [],
-    limiterGauges: () => gauges(services),
+    hook,
+    active: () => services.size > 0,
+    apply,
+    gauges: () => ({ ...gauges(services), rate_limit_store_up: store.up() ? 1 : 0 }),
     close: () => store.close(),
   };
 }
 
 function makeCounter(service: string, l: RateLimit, name: string, store: CounterStore, share: number): Counter {
   let made: StoreCounter | undefined;
-  const budget = Math.max(1, Math.floor(l.limit / share));
   const slug = `${service}_${l.kind}_${l.interval}_${l.countedBy}${l.pathPrefix ? `_${l.pathPrefix}` : ''}`.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_$/, '');
-  return {
+  const c: Counter = {
     limit: l,
-    budget,
-    counter: () => (made ??= store.counter(`gw:rl:${name}`, budget, l.seconds)),
-    header: l.header?.toLowerCase(),
-    what: `${l.kind} limit of ${l.limit} per ${l.interval}${l.pathPrefix ? ` on ${l.pathPrefix}*` : ''} (counted per ${COUNTED_BY[l.countedBy]}${budget < l.limit ? `; this process's share: ${budget}` : ''})`,
+    budget: 0,
+    counter: () => (made ??= store.counter(`gw:rl:${name}`, c.budget, l.seconds)),
+    resized: (budget) => made?.resize(budget),
+    what: '',
     gauge: `rate_limit_${slug}_remaining`,
     seen: new Map(),
   };
+  resize(c, l, share);
+  return c;
+}
+
+/** (Re)read what a limit's declaration says: its budget, counter header and description; the count stays. */
+function resize(c: Counter, l: RateLimit, share: number): void {
+  const budget = Math.max(1, Math.floor(l.limit / share));
+  c.limit = l;
+  c.header = l.header?.toLowerCase();
+  c.what = `${l.kind} limit of ${l.limit} per ${l.interval}${l.pathPrefix ? ` on ${l.pathPrefix}*` : ''} (counted per ${COUNTED_BY[l.countedBy]}${budget < l.limit ? `; this process's share: ${budget}` : ''})`;
+  if (budget !== c.budget) {
+    c.budget = budget;
+    c.resized(budget);
+  }
 }
 
 /** The limits a route's requests count against, and what each costs. */
