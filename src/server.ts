@@ -89,6 +89,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash),
     ready: () => ready, reload: (trigger) => reloader.reload(trigger), lastReload: () => reloader.last(),
   });
+  gateway.metrics.limitSeries(config.metricsMaxSeries);
   const server = createHttpServer(config, gateway, logger);
   let serving: PinnedReleases = pinned;
   const reloader = createReloader(config, loaded.catalogue, {
@@ -105,6 +106,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
         limits.reconfigure(before, serving.default.views);
         throw e;
       }
+      gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
       server.requestTimeout = requestTimeoutFor(cfg);
       websocketsAfterReload(websockets, gateway.state(), cfg.reloadClosesWebsockets, logger);
