@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { aliveAt } from '../../catalogue/lifecycle.js';
-import type { RateLimit, Weight } from '../../catalogue/model.js';
+import type { RateLimit, Weight, WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import { GatewayError } from '../errors.js';
@@ -73,6 +73,13 @@ export interface Limiter {
   apply(views: ReleaseView[]): void;
   /** Remaining budget per limit (and refusals, ban seconds, the store's state), as gauges named gateway_<key>. */
   gauges(): Record<string, number>;
+  /**
+   * Charge one websocket-API request frame against the same counters as REST: its method's weight
+   * (REQUEST_WEIGHT) and, for a method ORDERS counts ("ws-api <method>"), one order. Synchronous,
+   * since frames are relayed in order: with a store that answers later (Redis) the frame is judged
+   * by the count last seen and counted there meanwhile. Returns the refusal, or undefined to forward.
+   */
+  chargeFrame(service: string, method: WsMethod, params: Params, authorization?: string): GatewayError | undefined;
   close(): Promise<void>;
 }
 
@@ -90,6 +97,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
   // Keyed weakly: a Route belongs to one compiled program, and a reload must be able to drop the
   // program (and the catalogue it references) once its last request is done.
   let plans = new WeakMap<Route, Plan | null>();
+  let framePlans = new WeakMap<WsMethod, Plan | null>();
   function apply(next: ReleaseView[]): void {
     const svcs = new Map<string, ServiceLimits>();
     const kept = new Map<string, Counter>();
@@ -117,6 +125,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     services = svcs;
     counters = kept;
     plans = new WeakMap();
+    framePlans = new WeakMap();
   }
   apply(views);
   const planOf = (route: Route): Plan | null => {
@@ -124,6 +133,51 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     if (p === undefined) plans.set(route, (p = plan(route, services.get(route.view.service.id))));
     return p;
   };
+  const framePlanOf = (service: string, m: WsMethod): Plan | null => {
+    let p = framePlans.get(m);
+    if (p === undefined) framePlans.set(m, (p = framePlan(m, services.get(service))));
+    return p;
+  };
+
+  function chargeFrame(service: string, m: WsMethod, params: Params, authorization?: string): GatewayError | undefined {
+    const p = framePlanOf(service, m);
+    if (!p) return undefined;
+    const now = Date.now();
+    if (p.svc.bannedUntil > now) return banned(p.svc, now);
+    if (fail === 'closed' && !store.up()) {
+      const e = new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable; the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail closed).`);
+      e.quiet = true;
+      return e;
+    }
+    const apiKey = typeof params.apiKey === 'string' && params.apiKey ? params.apiKey : undefined;
+    const taken: [Counter, string, number][] = [];
+    for (const { c, cost } of p.charges) {
+      const points = cost ?? requestWeight(p.weight!, params);
+      if (points <= 0) continue;
+      const key = keyFor(c.limit.countedBy, apiKey, authorization);
+      const r = c.counter().consume(key, points);
+      let res: Count;
+      if (r instanceof Promise) {
+        const s = c.seen.get(key);
+        const live = s !== undefined && s.resetAt > now;
+        res = { refused: false, used: (live ? s.used : 0) + points, msBeforeNext: live ? s.resetAt - now : c.limit.seconds * 1000 };
+        if (res.used > c.budget) res = { ...res, refused: true, used: res.used - points };
+        const refused = res.refused;
+        r.then((counted) => {
+          if (refused && !counted.refused) c.counter().reward(key, points); // not forwarded: take it back
+          else if (!refused) note(c, key, counted.used, Date.now() + counted.msBeforeNext);
+        }, () => { /* the store logged its outage; the frame was judged by the last count seen */ });
+      } else res = r;
+      note(c, key, res.used, now + res.msBeforeNext);
+      if (res.refused) {
+        refund(taken);
+        p.svc.refused++;
+        return tooMany(c, points, res.used, res.msBeforeNext);
+      }
+      taken.push([c, key, points]);
+    }
+    return undefined;
+  }
 
   const hook: Hook = {
     prepare(state) {
@@ -237,6 +291,7 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
     active: () => services.size > 0,
     apply,
     gauges: () => ({ ...gauges(services), rate_limit_store_up: store.up() ? 1 : 0 }),
+    chargeFrame,
     close: () => store.close(),
   };
 }
@@ -291,20 +346,41 @@ function plan(route: Route, svc: ServiceLimits | undefined): Plan | null {
   return { svc, charges, weight: w, learn };
 }
 
+/** What a websocket-API method's frames count against: its weight, and one order if ORDERS counts it. */
+function framePlan(m: WsMethod, svc: ServiceLimits | undefined): Plan | null {
+  if (!svc) return null;
+  const charges: Plan['charges'] = [];
+  const w = m.weight;
+  for (const c of svc.counters) {
+    const l = c.limit;
+    if (l.kind === 'REQUEST_WEIGHT') {
+      // The exchange counts websocket-API weight in the same budget as REST (whatever REST path family the limit names).
+      if (!w || (l.countedBy !== 'token' && w.per !== WEIGHT_PER[l.countedBy])) continue;
+      charges.push({ c, cost: w.value !== undefined ? Math.ceil(w.value) : null });
+    } else if (l.kind === 'ORDERS' && l.counts?.includes(`ws-api ${m.name}`)) {
+      charges.push({ c, cost: 1 });
+    }
+  }
+  return charges.length ? { svc, charges, weight: w, learn: [] } : null;
+}
+
 /** Whose count: the egress IP is one key for every client; an account is its API key, hashed (never stored as sent). */
 function keyOf(c: Counter, svc: ServiceLimits, headers: IncomingHttpHeaders): string {
-  switch (c.limit.countedBy) {
+  if (c.limit.countedBy === 'ip') return 'ip';
+  const k = c.limit.countedBy === 'apiKey' && svc.apiKeyHeader ? headers[svc.apiKeyHeader] : undefined;
+  const a = headers.authorization;
+  // Limits run after signing: in signing mode the key is the gateway's own, the one actually sent.
+  return keyFor(c.limit.countedBy, typeof k === 'string' ? k : undefined, typeof a === 'string' ? a : undefined);
+}
+
+function keyFor(countedBy: RateLimit['countedBy'], apiKey: string | undefined, authorization: string | undefined): string {
+  switch (countedBy) {
     case 'ip':
       return 'ip';
-    case 'apiKey': {
-      const k = svc.apiKeyHeader ? headers[svc.apiKeyHeader] : undefined;
-      // No key sent: in signing mode the gateway adds its own after this hook, so it is one account.
-      return typeof k === 'string' && k ? digest(k) : 'gateway';
-    }
-    case 'token': {
-      const a = headers.authorization;
-      return typeof a === 'string' && a ? digest(a) : 'anonymous';
-    }
+    case 'apiKey':
+      return apiKey ? digest(apiKey) : 'gateway'; // no key sent: the gateway's own account
+    case 'token':
+      return authorization ? digest(authorization) : 'anonymous';
   }
 }
 

@@ -2,11 +2,14 @@
 // declares rateLimits; counters in this process, or in Redis (--rate-limit-store redis://…).
 // Counts live across reloads: reconfigure() applies a reload's settings and rateLimits: sections
 // to the same counters (by limit), and opens a new store only when the store settings changed.
+import type { WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
+import type { GatewayError } from '../errors.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Hook } from '../pipeline.js';
 import { rateLimitHook, type Limiter } from './hook.js';
+import type { Params } from './weight.js';
 import { memoryStore, redisStore, type FailMode } from './store.js';
 
 export interface RateLimitConfig {
@@ -33,6 +36,8 @@ export interface RateLimiting {
    * one closes once the requests still using it are done). Never throws.
    */
   reconfigure(config: RateLimitConfig, views: ReleaseView[]): void;
+  /** Charge a websocket-API request frame to the REST counters (see Limiter.chargeFrame): the refusal, or undefined to forward. */
+  chargeFrame(service: string, method: WsMethod, params: Params, authorization?: string): GatewayError | undefined;
   /** Export the gauges and counters of limiterGauges() (the names known now) through `metrics`. */
   observe(metrics: Metrics): void;
   close(): Promise<void>;
@@ -86,6 +91,7 @@ export function rateLimiting(config: RateLimitConfig, views: ReleaseView[], logg
     get hooks() { return current?.limiter.active() ? [current.limiter.hook] : []; },
     limiterGauges: () => current?.limiter.gauges() ?? {},
     reconfigure: (c, vs) => configure(c, vs, false),
+    chargeFrame: (service, method, params, authorization) => current?.limiter.chargeFrame(service, method, params, authorization),
     observe(metrics) {
       for (const [name, value] of Object.entries(this.limiterGauges())) {
         const read = () => this.limiterGauges()[name] ?? value;
