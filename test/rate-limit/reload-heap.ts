@@ -9,6 +9,8 @@ import { startGateway, type RunningGateway } from '../../src/server.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { pinReleases } from '../../src/catalogue/pin.js';
 import * as assert from '../support/assert.js';
+import { startUpstream, type Upstream } from '../support/processes.js';
+import { suite } from '../support/uvu.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -59,4 +61,24 @@ export async function heapStaysFlat(gw: RunningGateway, cycles: number, reload: 
 export function swapFromDisk(gw: RunningGateway, upstream: string): () => Promise<void> {
   const config = settings(upstream);
   return async () => { gw.gateway.swap(pinReleases(loadCatalogue(config.catalogue).catalogue, config.release), {}); };
+}
+
+/** A suite of one test: `cycles` reloads made by `reload` (given the gateway and upstream), live heap flat. */
+export function reloadHeapSuite(title: string, name: string, cycles: number, reload: (gw: RunningGateway, upstream: string) => () => Promise<unknown>): void {
+  const test = suite(title);
+  let upstream: Upstream;
+  let gw: RunningGateway;
+  test.before(async () => {
+    upstream = await startUpstream();
+    gw = await reloadGateway(upstream.url);
+  });
+  test.after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+  test(name, async () => {
+    const { perProgram, growth } = await heapStaysFlat(gw, cycles, reload(gw, upstream.url));
+    console.log(`one program: ${(perProgram / MiB).toFixed(2)} MiB; growth over ${cycles} reloads: ${(growth / MiB).toFixed(2)} MiB`);
+  });
+  test.run();
 }
