@@ -13,6 +13,8 @@ import { GatewayError } from '../../src/gateway/errors.js';
 import type { RequestState } from '../../src/gateway/pipeline.js';
 import { buildRouteTable } from '../../src/gateway/route-table.js';
 import { rateLimiting, type RateLimiting } from '../../src/gateway/rate-limit/setup.js';
+import { gatewayAt } from '../support/gateway.js';
+import { startUpstream } from '../support/processes.js';
 import { catalogueWithLimits } from './small-limits.js';
 
 const test = suite('rate limits: reconfigure on reload');
@@ -90,6 +92,26 @@ test('the per-minute limit back with its old name after a reload without it: fre
     assert.is(allowed(rl, a, 30), 20, 'removed means forgotten');
   } finally {
     await rl.close();
+  }
+});
+
+test('a reload applies a rateLimits: edit of service.yaml, the count kept', async () => {
+  const up = await startUpstream();
+  const dir = catalogueWithLimits({ weight: 100 });
+  const gw = await gatewayAt('3.12.0', up.url, ['--catalogue', dir]);
+  try {
+    const depth = async () => (await fetch(`${gw.url}/api/v3/depth?symbol=BTCUSDT&limit=100`)).status; // weight 5
+    for (let i = 0; i < 12; i++) assert.is(await depth(), 200); // 60 of 100
+    const file = join(dir, 'exchange/service.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/(kind: REQUEST_WEIGHT\n(?: {4}.*\n)*? {4}limit: )100\n/, '$180\n'));
+    const outcome = await gw.reload('test');
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    const after = [];
+    for (let i = 0; i < 6; i++) after.push(await depth());
+    assert.equal(after, [200, 200, 200, 200, 429, 429], '60 kept, 80 now the limit');
+  } finally {
+    await gw.close();
+    await up.stop();
   }
 });
 

@@ -184,18 +184,21 @@ export function redisStore(url: string, fail: FailMode, logger: Logger, timeoutM
       let local: Counter | undefined; // fail open: this process's count while Redis is unusable
       const here = () => (local ??= memoryCounter(points, seconds));
       const quiet = (what: string) => (e: unknown) => { trouble(e); logger.debug(`rate limit ${what} failed: ${(e as Error).message}`); };
-      const instead = (key: string, n: number, e: Error): Count | Promise<Count> =>
-        fail === 'open' ? here().consume(key, n) : Promise.reject(e);
+      const instead = (key: string, n: number, e: () => Error): Count | Promise<Count> =>
+        fail === 'open' ? here().consume(key, n) : Promise.reject(e());
       return {
         consume: (key, n) => {
-          if (!usable()) return instead(key, n, new Error(why()));
+          if (!usable()) return instead(key, n, () => new Error(why()));
           return rl.consume(key, n).then(
             (r) => {
               if (outage) cameBack(); // an error event that was not followed by a reconnection
               return { refused: false, used: r.consumedPoints, msBeforeNext: r.msBeforeNext };
             },
             (e: unknown) => {
-              if (!isRefusal(e)) return instead(key, n, trouble(e));
+              if (!isRefusal(e)) {
+                const failed = trouble(e); // a timeout marks Redis silent, whichever the fail mode
+                return instead(key, n, () => failed);
+              }
               rl.reward(key, n).catch(quiet('refund'));
               return { refused: true, used: e.consumedPoints - n, msBeforeNext: e.msBeforeNext };
             },
