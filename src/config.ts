@@ -85,6 +85,10 @@ export interface GatewayConfig {
   rateLimitStore: string;
   /** Redis unreachable: 'open' counts in this process meanwhile, 'closed' refuses (503). */
   rateLimitFail: 'open' | 'closed';
+  /** A Redis command unanswered this long (ms) counts Redis as unresponsive: --rate-limit-fail applies at once. */
+  rateLimitRedisTimeoutMs: number;
+  /** Labelled metric series kept; observations of further label sets go to one overflow series each. */
+  metricsMaxSeries: number;
 }
 
 const FLAGS = SETTINGS.filter((s) => s.flag && s.arg).map((s) => s.flag);

@@ -328,7 +328,7 @@ class ServiceBuilder {
   }
 
   /** The weight in one shape ({ value } or { rules, otherwise }); rules must name the endpoint's parameters, steps ascend. */
-  private weight(f: RawFile, path: (string | number)[], raw: number | Record<string, any>, ep: Endpoint): Weight {
+  private weight(f: RawFile, path: (string | number)[], raw: number | Record<string, any>, ep: Pick<Endpoint, 'key' | 'parameters'>): Weight {
     if (typeof raw === 'number') return { value: raw, per: 'IP' };
     const w: Weight = { ...raw, per: raw.per ?? 'IP' } as Weight;
     const names = new Set([...ep.parameters.map((p) => p.name), ...this.svc.commonParameters.map((p) => p.name)]);
@@ -352,7 +352,7 @@ class ServiceBuilder {
    */
   private rateLimits(sf: RawFile, list: Record<string, any>[]) {
     const all = (sf.data as { rateLimits?: unknown[] }).rateLimits ?? [];
-    const keys = new Set(this.svc.endpoints.map((e) => e.key));
+    const keys = new Set([...this.svc.endpoints.map((e) => e.key), ...this.svc.wsMethods.map((m) => `ws-api ${m.name}`)]);
     for (const r of list) {
       const path = ['rateLimits', all.indexOf(r)];
       const what = `rate limit ${r.kind} per ${r.interval}`;
@@ -363,7 +363,7 @@ class ServiceBuilder {
       };
       (r.counts ?? []).forEach((k: string, i: number) => {
         if (!keys.has(k)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", which the catalogue does not have`);
-        else if (r.pathPrefix && !k.slice(k.indexOf(' ') + 1).startsWith(r.pathPrefix)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", outside its pathPrefix ${r.pathPrefix}`);
+        else if (r.pathPrefix && !k.startsWith('ws-api ') && !k.slice(k.indexOf(' ') + 1).startsWith(r.pathPrefix)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", outside its pathPrefix ${r.pathPrefix}`);
       });
       if (r.countedBy === 'apiKey' && !this.svc.apiKeyHeader) {
         this.problem(sf, [...path, 'countedBy'], `${what}: countedBy apiKey needs the API-key header, but service ${this.id} declares no security.apiKeyHeader`);
@@ -417,6 +417,7 @@ class ServiceBuilder {
         parameters, constraints: this.constraints(m.constraints),
       };
       this.checkConstraintNames(f, [...path, 'constraints'], wm.constraints, parameters, `websocket method ${m.name}`);
+      if (m.weight !== undefined) wm.weight = this.weight(f, [...path, 'weight'], m.weight, { key: `websocket method ${m.name}`, parameters } as Pick<Endpoint, 'key' | 'parameters'>);
       return wm;
     }));
     this.checkOverlaps(methods, (m) => m.name, f, 'duplicate websocket method');
@@ -491,7 +492,7 @@ class ServiceBuilder {
   }
 
   private checkReplacements() {
-    const keys = new Set(this.svc.endpoints.map((e) => e.key));
+    const keys = new Set([...this.svc.endpoints.map((e) => e.key), ...this.svc.wsMethods.map((m) => `ws-api ${m.name}`)]);
     for (const e of this.svc.endpoints) {
       if (e.replacement && /^[A-Z]+ \//.test(e.replacement) && !keys.has(e.replacement)) {
         this.warnings.push({ ...e.at, message: `${e.key}: replacement "${e.replacement}" is not an endpoint of the catalogue` });

@@ -138,6 +138,8 @@ export interface WsMethod extends Lifecycle {
   security: SecurityEntry[];
   parameters: Parameter[];
   constraints: Constraint[];
+  /** Weight of one request frame against the REQUEST_WEIGHT limits (shared with REST). */
+  weight?: Weight;
 }
 
 export interface BuilderDef {
@@ -162,7 +164,7 @@ export interface RateLimit extends Lifecycle {
   limit: number;
   /** ip: the gateway's egress IP (all clients together); apiKey: the account; token: the client token. */
   countedBy: 'ip' | 'apiKey' | 'token';
-  /** ORDERS: keys ("METHOD /path") of the endpoints that count 1 each. */
+  /** ORDERS: keys ("METHOD /path") of the endpoints, and "ws-api <method>" of the websocket-API methods, that count 1 each. */
   counts?: string[];
   /** Only endpoints whose path starts with this count (the upstream meters path families apart). */
   pathPrefix?: string;
