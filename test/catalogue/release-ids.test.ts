@@ -3,17 +3,17 @@
 // space, "/") is a file:line problem at load, in lint and on reload — before, `3.13.0-β` loaded and
 // the first answer at that release ended the process.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
-import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { RELEASE_ID_MAX_LENGTH, RELEASE_ID_PATTERN, releaseIdProblem } from '../../src/catalogue/release-id.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { catalogueFolder, problemsOf } from './folder.js';
 
 const test = suite('release ids');
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'catalogue/schema/catalogue.schema.json'), 'utf8'));
@@ -28,27 +28,11 @@ const endpoints = (added: string) => `module: things\nendpoints:\n  - { method: 
 
 /** A one-service catalogue whose last release has id `id` (YAML text); `schema`: the folder's schema file. */
 function demo(id: string, schema = JSON.stringify(SCHEMA)): string {
-  const dir = tempDir('release-ids-');
-  const files = {
+  return catalogueFolder({
     'schema/catalogue.schema.json': schema, 'demo/service.yaml': SERVICE,
     'demo/releases.yaml': `releases:\n  - { id: '1.0', date: '2024-01-01' }\n  - { id: ${id}, date: '2024-02-01' }\n`,
     'demo/endpoints/things.yaml': endpoints("'1.0'"),
-  };
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
-
-function problemsOf(dir: string): string[] {
-  try {
-    loadCatalogue(dir, { cacheDir: false });
-  } catch (e) {
-    if (e instanceof CatalogueError) return e.problems.map(formatProblem);
-    throw e;
-  }
-  return [];
+  }, 'release-ids-');
 }
 
 test('the schema and the loader state the same rule; every id of the shipped catalogues passes it', () => {
@@ -65,7 +49,7 @@ test('a bad id is a file:line problem naming the value, with the shipped schema 
   permissive.$defs.releaseId = { type: 'string', minLength: 1 }; // the schema before the rule
   for (const [what, id] of Object.entries(BAD)) {
     for (const schema of [JSON.stringify(SCHEMA), JSON.stringify(permissive)]) {
-      const problems = problemsOf(demo(id, schema));
+      const problems = problemsOf(demo(id, schema), { cacheDir: false });
       assert.is(problems.length, 1, `${what}: ${problems.join('\n')}`);
       assert.match(problems[0], /demo\/releases\.yaml:3: /, what);
       assert.match(problems[0], /release id|pattern|characters/, what);
@@ -75,7 +59,7 @@ test('a bad id is a file:line problem naming the value, with the shipped schema 
   // A reference to a bad id (added: …) is refused as well.
   const dir = demo("'1.1'");
   writeFileSync(join(dir, 'demo/endpoints/things.yaml'), endpoints(BAD['non-Latin-1']));
-  assert.match(problemsOf(dir).join('\n'), /things\.yaml:3: endpoints\.0\.added: must match pattern .*\(got "3\.13\.0-β"\)/);
+  assert.match(problemsOf(dir, { cacheDir: false }).join('\n'), /things\.yaml:3: endpoints\.0\.added: must match pattern .*\(got "3\.13\.0-β"\)/);
 });
 
 test('catalogue lint reports it as file:line and exits 1', () => {
