@@ -7,7 +7,6 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { loadCatalogue } from '../../src/catalogue/load.js';
 import { REASON_NAMES } from '../../src/catalogue/reasons.js';
 import { bodySchema, createBodyAjv, createParamAjv, parameterSchema } from '../../src/catalogue/validators.js';
 import { ROOT } from '../support/processes.js';
