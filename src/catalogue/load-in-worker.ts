@@ -22,11 +22,10 @@ export interface OffLoopOptions extends LoadOptions {
 
 export interface LoaderRequest {
   dir: string;
-  /** 'check': only whether it loads (it is then cached); 'result': the LoadResult itself. */
-  reply: 'check' | 'result';
+  options: LoadOptions;
 }
 export type LoaderReply =
-  | { ok: true; loaded?: Transfer }
+  | { ok: true; loaded: Transfer }
   | { ok: false; problems: Problem[]; warnings: Problem[]; unreadable: boolean };
 
 /**
@@ -36,17 +35,13 @@ export type LoaderReply =
  * test/catalogue/load-off-loop.test.ts).
  */
 export async function loadCatalogueOffLoop(dir: string, options: OffLoopOptions = {}): Promise<LoadResult> {
-  return assembleTransfer((await runLoader({ dir, reply: 'result' }, options))!);
+  return assembleTransfer(await runLoader(dir, options));
 }
 
-/** Resolves once `dir` loaded and checked (and is cached); rejects with CatalogueError listing every problem. */
-export async function checkInWorker(dir: string): Promise<void> {
-  await runLoader({ dir, reply: 'check' }, {});
-}
-
-function runLoader(request: LoaderRequest, { workerHeapMb = WORKER_HEAP_MB, ...options }: OffLoopOptions): Promise<Transfer | undefined> {
+function runLoader(dir: string, { workerHeapMb = WORKER_HEAP_MB, ...options }: OffLoopOptions): Promise<Transfer> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { ...request, options }, resourceLimits: { maxOldGenerationSizeMb: workerHeapMb } });
+    const request: LoaderRequest = { dir, options };
+    const worker = new Worker(WORKER, { workerData: request, resourceLimits: { maxOldGenerationSizeMb: workerHeapMb } });
     let settled = false;
     worker.once('message', (m: LoaderReply) => {
       settled = true;
@@ -56,7 +51,7 @@ function runLoader(request: LoaderRequest, { workerHeapMb = WORKER_HEAP_MB, ...o
     worker.once('error', (e: NodeJS.ErrnoException) => {
       settled = true;
       const tooLarge = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      reject(tooLarge ? new CatalogueError([{ file: relative(process.cwd(), request.dir) || '.', line: 0, message: `the catalogue is too large to load (over ${workerHeapMb} MiB of heap); nothing was applied` }]) : e);
+      reject(tooLarge ? new CatalogueError([{ file: relative(process.cwd(), dir) || '.', line: 0, message: `the catalogue is too large to load (over ${workerHeapMb} MiB of heap); nothing was applied` }]) : e);
     });
     worker.once('exit', (code) => {
       if (!settled) reject(new Error(`catalogue load worker exited with ${code} before answering`));
