@@ -4,9 +4,11 @@
 // with a stack (or a read that never returns).
 //
 // Symbolic links: a link to a file inside the catalogue folder is read as that file. A link to a
-// folder is not followed: every folder inside the catalogue is read already, so following one could
-// only read files twice or loop. A link leading out of the folder is refused: a catalogue folder (or
-// a revision extracted for `diff --base`) must not make the gateway read /etc.
+// folder inside it is followed when it leads where the walk does not otherwise go — a hidden
+// folder, as a Kubernetes ConfigMap volume lays files out (`exchange -> ..data/exchange`) — and only
+// once; a link to a folder the walk reads anyway would read files twice or loop, so it is refused.
+// A link leading out of the folder is refused: a catalogue folder (or a revision extracted for
+// `diff --base`) must not make the gateway read /etc.
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CatalogueReadError, type Problem } from './problems.js';
@@ -40,6 +42,8 @@ export function listCatalogueFiles(root: string, problems: Problem[]): string[] 
     return [];
   }
   const out: string[] = [];
+  /** Folders entered through a link (by real path): each once, so no loop and no second copy. */
+  const linked = new Set<string>();
   const walk = (rel: string) => {
     let entries: Dirent[];
     try {
@@ -57,10 +61,14 @@ export function listCatalogueFiles(root: string, problems: Problem[]): string[] 
       else if (entry.isSymbolicLink()) {
         const target = linkTarget(root, realRoot, r);
         // A link to a file under another name (README, LICENSE) would not be read anyway.
-        if (target.folder || CATALOGUE_FILE.test(name) || target.problem && !target.outside) {
-          if (target.problem) problems.push({ ...at(r), message: target.problem });
-          else if (target.folder) problems.push({ ...at(r), message: 'a link to a folder is not followed (every folder of the catalogue is read already); move or copy the folder instead' });
-          else out.push(r);
+        if (!target.folder && !CATALOGUE_FILE.test(name) && (!target.problem || target.outside)) continue;
+        if (target.problem) problems.push({ ...at(r), message: target.problem });
+        else if (!target.folder) out.push(r);
+        else if (!target.hidden || linked.has(target.real!)) {
+          problems.push({ ...at(r), message: `a link to a folder the catalogue reads already (${relative(realRoot, target.real!) || '.'}) is not followed: it would loop or read files twice` });
+        } else {
+          linked.add(target.real!);
+          walk(r);
         }
       } else if (CATALOGUE_FILE.test(name)) out.push(r); // a FIFO or device is refused when read
     }
@@ -70,7 +78,10 @@ export function listCatalogueFiles(root: string, problems: Problem[]): string[] 
 }
 
 interface LinkTarget {
+  real?: string;
   folder?: boolean;
+  /** Inside the catalogue, under a folder whose name starts with "." (not walked but through a link). */
+  hidden?: boolean;
   outside?: boolean;
   /** Why the link is not followed. */
   problem?: string;
@@ -86,8 +97,8 @@ function linkTarget(root: string, realRoot: string, rel: string): LinkTarget {
   } catch (e) {
     return { problem: `cannot follow the link: ${fsReason(e)}` };
   }
-  if (real === realRoot || real.startsWith(`${realRoot}${sep}`)) return { folder };
-  return { folder, outside: true, problem: `the link leads out of the catalogue folder (to ${real}); not followed` };
+  if (real === realRoot || real.startsWith(`${realRoot}${sep}`)) return { real, folder, hidden: relative(realRoot, real).split(sep).some((part) => part.startsWith('.')) };
+  return { real, folder, outside: true, problem: `the link leads out of the catalogue folder (to ${real}); not followed` };
 }
 
 /** The bytes of each named file; problems for those that cannot be read (gone, unreadable, not a regular file). */

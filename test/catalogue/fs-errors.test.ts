@@ -43,7 +43,7 @@ function run(tool: 'catalogue' | 'diff-releases', args: string[]) {
   return spawnSync(process.execPath, [join(ROOT, `dist/tools/${tool}.js`), ...args], { encoding: 'utf8', timeout: 60_000 });
 }
 
-test('links: loops, links out of the folder, folder links and dangling links are problems; a file link inside is read', () => {
+test('links: loops, links out of the folder, links to folders read anyway and dangling links are problems; a file link inside is read', () => {
   const dir = copy();
   const ep = join(dir, 'exchange/endpoints');
   symlinkSync('../endpoints', join(ep, 'self')); // a loop through a folder link
@@ -59,7 +59,7 @@ test('links: loops, links out of the folder, folder links and dangling links are
     `${shown(dir, 'exchange/endpoints/b.yaml')}:0: cannot follow the link: ELOOP (a loop of symbolic links)`,
     `${shown(dir, 'exchange/endpoints/dangling.yaml')}:0: cannot follow the link: ENOENT (no such file or folder: gone, or a link to nothing)`,
     `${shown(dir, 'exchange/endpoints/passwd.yaml')}:0: the link leads out of the catalogue folder (to /etc/passwd); not followed`,
-    `${shown(dir, 'exchange/endpoints/self')}:0: a link to a folder is not followed (every folder of the catalogue is read already); move or copy the folder instead`,
+    `${shown(dir, 'exchange/endpoints/self')}:0: a link to a folder the catalogue reads already (exchange/endpoints) is not followed: it would loop or read files twice`,
     `${shown(dir, 'exchange/etc')}:0: the link leads out of the catalogue folder (to /etc); not followed`,
   ]);
   // A link to a file inside the folder is read as that file.
@@ -77,6 +77,24 @@ test('links: loops, links out of the folder, folder links and dangling links are
   symlinkSync('../../.shared/market.yaml', market);
   const loaded = loadCatalogue(ok, { cacheDir: false }).catalogue;
   assert.ok(loaded.services[0].endpoints.some((e) => e.key === 'GET /api/v3/klines'), 'the linked market.yaml was read');
+});
+
+test('a ConfigMap volume layout (top-level links into a hidden, atomically swapped folder) loads; a second link to one folder is refused', () => {
+  // What kubelet writes: the files in ..<timestamp>/, ..data -> it, and one link per top-level entry through ..data.
+  const dir = tempDir('fs-errors-configmap-');
+  cpSync(join(ROOT, 'catalogue'), join(dir, '..2026_11_27_06_00_00.1'), { recursive: true });
+  symlinkSync('..2026_11_27_06_00_00.1', join(dir, '..data'));
+  for (const entry of ['schema', 'exchange', 'tx-examples']) symlinkSync(`..data/${entry}`, join(dir, entry));
+  const shipped = loadCatalogue(join(ROOT, 'catalogue'), { modelCache: false });
+  const mounted = loadCatalogue(dir, { cacheDir: false });
+  assert.is(mounted.hash, shipped.hash, 'the same files, the same catalogue');
+  assert.is(mounted.catalogue.services.length, 2);
+  symlinkSync('..data/exchange', join(dir, 'exchange-again'));
+  symlinkSync('..', join(dir, '..data/exchange/endpoints/up')); // a loop through the hidden folder
+  const problems = readProblems(dir);
+  assert.ok(problems.includes(`${shown(dir, 'exchange-again')}:0: a link to a folder the catalogue reads already (..2026_11_27_06_00_00.1/exchange) is not followed: it would loop or read files twice`), problems.join('\n'));
+  assert.ok(problems.includes(`${shown(dir, 'exchange/endpoints/up')}:0: a link to a folder the catalogue reads already (..2026_11_27_06_00_00.1/exchange) is not followed: it would loop or read files twice`), problems.join('\n'));
+  assert.is(problems.length, 2, problems.join('\n'));
 });
 
 test('a FIFO under a catalogue name is refused at once (no read that never returns); a file gone before its read is named', () => {
@@ -102,14 +120,14 @@ test('lint and diff: file:line problems and exit 2, never a stack; with --fail-o
   symlinkSync('loop.yaml', join(dir, 'exchange/loop.yaml'));
   const lint = run('catalogue', ['lint', '--catalogue', dir]);
   assert.is(lint.status, 2, lint.stdout + lint.stderr);
-  assert.match(lint.stdout, /^error: .*exchange\/endpoints\/self:0: a link to a folder is not followed/m);
+  assert.match(lint.stdout, /^error: .*exchange\/endpoints\/self:0: a link to a folder the catalogue reads already/m);
   assert.match(lint.stdout, /^error: .*exchange\/loop\.yaml:0: cannot follow the link: ELOOP/m);
   assert.is(lint.stderr, '');
   const good = join(ROOT, 'catalogue');
   for (const args of [['--catalogue', dir, '3.5.1', '3.6.0'], ['--catalogue', good, '--base', dir], ['--catalogue', dir, '--base', good]]) {
     const diff = run('diff-releases', [...args, '--fail-on', 'breaking']);
     assert.is(diff.status, 2, `${args.join(' ')}: ${diff.stdout}${diff.stderr}`);
-    assert.match(diff.stderr, /exchange\/endpoints\/self:0: a link to a folder is not followed/);
+    assert.match(diff.stderr, /exchange\/endpoints\/self:0: a link to a folder the catalogue reads already \(exchange\/endpoints\) is not followed/);
     assert.not.match(diff.stderr, /\n\s+at /, 'no stack');
   }
   const endpoints = run('catalogue', ['endpoints', '--catalogue', dir]);
@@ -129,7 +147,7 @@ test('a reload of a folder with a link loop is refused with the problem; the old
     symlinkSync('/etc', join(dir, 'exchange/etc'));
     const r = await gw.reload('test');
     assert.is(r.ok, false, JSON.stringify(r));
-    assert.match(r.problems!.join('\n'), /exchange\/endpoints\/self:0: a link to a folder is not followed/);
+    assert.match(r.problems!.join('\n'), /exchange\/endpoints\/self:0: a link to a folder the catalogue reads already \(exchange\/endpoints\) is not followed/);
     assert.match(r.problems!.join('\n'), /exchange\/etc:0: the link leads out of the catalogue folder/);
     assert.is((await fetch(`${gw.url}/api/v3/ping`)).status, 200, 'the old program keeps serving');
     // And through the loader the reload is moving to.
