@@ -1,11 +1,11 @@
 // npm run catalogue -- <command>: inspect and check the catalogue.
 //   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
-//   lint [--catalogue <dir>] [--quiet]        the loader's errors and warnings; exit 1 on errors
+//   lint [--catalogue <dir>] [--quiet]        the loader's errors and warnings; exit 1 on errors, 2 if unreadable
 //   openapi [--release <id>] [--service <id>] [--catalogue <dir>]   OpenAPI 3.1 of what is served at the release
 //   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]  AsyncAPI 3.0 of the websocket side at the release
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
-import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
+import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
 import { runTool } from '../src/cli/run-tool.js';
@@ -78,7 +78,7 @@ function lint(argv: string[]): number {
     for (const w of e.warnings) console.log(`warning: ${formatProblem(w)}`);
     for (const p of e.problems) console.log(`error: ${formatProblem(p)}`);
     console.log(`${e.problems.length} error(s), ${e.warnings.length} warning(s)`);
-    return 1;
+    return e instanceof CatalogueReadError ? 2 : 1; // a folder that cannot be read is an input error
   }
 }
 

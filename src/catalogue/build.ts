@@ -6,6 +6,7 @@ import type {
 } from './model.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
+import { releaseIdProblem } from './release-id.js';
 import { fileValidators } from './file-validators.js';
 import { kindOf, KNOWN_FILES, type Kind } from './file-kinds.js';
 import { SchemaCheck } from './schema-check.js';
@@ -19,7 +20,7 @@ export interface RawFile extends ParsedYaml {
 
 const LIFECYCLE_KEYS = ['added', 'deprecated', 'removed'] as const;
 
-function schemaMessage(e: ErrorObject): string {
+function schemaMessage(e: ErrorObject, data: unknown): string {
   const where = e.instancePath ? `${e.instancePath.slice(1).replaceAll('/', '.')}: ` : '';
   if (e.propertyName !== undefined) {
     const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
@@ -28,8 +29,15 @@ function schemaMessage(e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') return `${where}unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
   if (e.keyword === 'required') return `${where}missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
   if (e.keyword === 'enum') return `${where}must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+  // A pattern or length refused: name the value too (JSON-quoted, so a control character shows as its escape).
+  if (/^(pattern|maxLength|minLength)$/.test(e.keyword)) {
+    const value = pointerPath(e.instancePath).reduce<any>((o, k) => (o && typeof o === 'object' ? o[k] : undefined), data);
+    if (typeof value === 'string') return `${where}${e.message} (got ${JSON.stringify(clipped(value))})`;
+  }
   return `${where}${e.message}`;
 }
+
+const clipped = (s: string) => (s.length > 64 ? `${s.slice(0, 64)}…` : s);
 
 /** "/endpoints/3/path" → ['endpoints', 3, 'path'] */
 function pointerPath(pointer: string): (string | number)[] {
@@ -93,7 +101,7 @@ export function buildService(
         // Point at the offending field itself when there is one (unknown field or key), else at the value.
         const field = (e.params as { additionalProperty?: string }).additionalProperty ?? e.propertyName;
         if (field !== undefined) path.push(field);
-        problems.push({ file: f.file, line: f.lineOf(path), message: schemaMessage(e) });
+        problems.push({ file: f.file, line: f.lineOf(path), message: schemaMessage(e, f.data) });
       }
       // Keep checking the rest of the file: a schema error in one item must not hide a broken
       // cross-reference in another. The faulty items are left out; if what remains still breaks
@@ -191,8 +199,14 @@ class ServiceBuilder {
 
   private releases(f: RawFile) {
     const list = (f.data as { releases: { id: string; date: string; notes?: string; source?: string; note?: string }[] }).releases;
-    // index = position among the releases kept (a release with a schema error is left out).
-    return dense(list).map((r, index) => {
+    // index = position among the releases kept (a release with a schema error is left out, and so
+    // is an id the gateway could not send, whatever schema the folder brings).
+    const safe = dense(list).filter((r) => {
+      const problem = releaseIdProblem(r.id);
+      if (problem) this.problem(f, ['releases', list.indexOf(r), 'id'], problem);
+      return !problem;
+    });
+    return safe.map((r, index) => {
       const at = list.indexOf(r);
       if (this.releaseIndex.has(r.id)) this.problem(f, ['releases', at, 'id'], `duplicate release id "${r.id}"`);
       this.releaseIndex.set(r.id, index);
