@@ -10,6 +10,8 @@ import { fileValidators, type Kind } from './file-validators.js';
 import { SchemaCheck } from './schema-check.js';
 import { bodySchema, parameterSchema } from './validators.js';
 import type { ParsedYaml } from './yaml-file.js';
+import { readChanges } from './changes/read.js';
+import { NO_CHANGES } from './changes/types.js';
 
 export interface RawFile extends ParsedYaml {
   /** Path inside the service folder, e.g. "endpoints/market.yaml". */
@@ -23,6 +25,7 @@ const KIND_OF: Record<string, Kind> = {
   'streams.yaml': 'streams',
   'ws-api.yaml': 'wsApi',
   'endpoints.yaml': 'endpoints',
+  'changes.yaml': 'changes',
 };
 const LIFECYCLE_KEYS = ['added', 'deprecated', 'removed'] as const;
 
@@ -150,8 +153,12 @@ class ServiceBuilder {
       errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} }, rateLimits: [],
       apiKeyHeader: s.security?.apiKeyHeader,
       signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
-      endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [],
+      endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [], changes: NO_CHANGES,
     };
+    if (s.upstreamRelease !== undefined) {
+      if (this.releaseIndex.has(String(s.upstreamRelease))) this.svc.upstreamRelease = String(s.upstreamRelease);
+      else this.problem(sf, ['upstreamRelease'], `upstreamRelease "${s.upstreamRelease}" is not in releases.yaml`);
+    }
     if (this.svc.errors.envelope === 'code-msg' && this.svc.errors.codes.unknown === undefined) {
       this.problem(sf, ['errors'], `errors: the code-msg envelope needs codes.unknown (the code of any reason not named)`);
     }
@@ -177,6 +184,7 @@ class ServiceBuilder {
     this.compileSchemas();
     this.checkEndpointDuplicates();
     this.checkReplacements();
+    this.svc.changes = readChanges(this.files.get('changes')?.[0], this.releaseIndex, this.problems);
     return this.svc;
   }
 

@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { writeAtomically } from './write-atomically.js';
 
-export const FILE_KINDS = ['service', 'releases', 'enums', 'streams', 'wsApi', 'endpoints'] as const;
+export const FILE_KINDS = ['service', 'releases', 'enums', 'streams', 'wsApi', 'endpoints', 'changes'] as const;
 export type Kind = (typeof FILE_KINDS)[number];
 export type FileValidators = Record<Kind, ValidateFunction>;
 
 const DEFS: Record<Kind, string> = {
   service: 'serviceFile', releases: 'releasesFile', enums: 'enumsFile', streams: 'streamsFile', wsApi: 'wsApiFile', endpoints: 'endpointsFile',
+  changes: 'changesFile',
 };
 const require = createRequire(import.meta.url);
 const memo = new Map<string, FileValidators>();
