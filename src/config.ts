@@ -27,6 +27,8 @@ export interface GatewayConfig {
   given?: { host: string; port: string };
   /** Upstream overrides: "<service>" (REST) or "<service>.<rest|streams|wsApi>" → URL. */
   upstreams: Record<string, string>;
+  /** The release each service's upstream speaks ("<service>" → release id; default: service.yaml upstreamRelease, else the newest). */
+  upstreamRelease: Record<string, string>;
   strict: boolean;
   timeoutMs: number;
   bodyLimit: number;
@@ -84,7 +86,7 @@ const FLAGS = [
   'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
   'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline', 'builder-priority',
   'default-release', 'ws-max-hold',
-  'rate-limit', 'rate-limit-store', 'rate-limit-fail',
+  'rate-limit', 'rate-limit-store', 'rate-limit-fail', 'upstream-release',
 ] as const;
 const BOOLEANS = ['strict', 'watch', 'reload-closes-websockets'] as const;
 const ENV: Record<string, string> = {
@@ -97,13 +99,13 @@ const ENV: Record<string, string> = {
   'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
   'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'builder-priority': 'GATEWAY_BUILDER_PRIORITY', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
   'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS', 'rate-limit': 'GATEWAY_RATE_LIMIT', 'rate-limit-store': 'GATEWAY_RATE_LIMIT_STORE',
-  'rate-limit-fail': 'GATEWAY_RATE_LIMIT_FAIL',
+  'rate-limit-fail': 'GATEWAY_RATE_LIMIT_FAIL', 'upstream-release': 'GATEWAY_UPSTREAM_RELEASE',
 };
 const FILE_KEYS = [
   'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'logFormat', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
   'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
   'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'builderPriority', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
-  'rateLimit', 'rateLimitStore', 'rateLimitFail',
+  'rateLimit', 'rateLimitStore', 'rateLimitFail', 'upstreamRelease',
 ];
 
 export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service>=<id>[,<id>…]] [--default-release <id>] [--watch]
@@ -115,7 +117,7 @@ export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service
        [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
        [--builder-queue <n>] [--builder-deadline <ms>] [--builder-priority background|idle|normal]
        [--rate-limit on|off] [--rate-limit-store memory|redis://host:6379/0]
-       [--rate-limit-fail open|closed]
+       [--rate-limit-fail open|closed] [--upstream-release <service>=<id>]...
 environment: ${Object.values(ENV).join(', ')} mirror the flags
 signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
 
@@ -161,6 +163,7 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
     port: int('port', get('port') ?? str(file.port) ?? '8080', 0, 65535),
     given: { host: givenAs('host', args, env, file.host !== undefined), port: givenAs('port', args, env, file.port !== undefined) },
     upstreams: {},
+    upstreamRelease: {},
     strict: bool('strict', get('strict') ?? str(file.strict) ?? 'false'),
     timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 50, 600_000),
     bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
@@ -205,6 +208,14 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
     const eq = u.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --upstream "${u}"; expected <service>=<url>`);
     cfg.upstreams[u.slice(0, eq)] = url(u.slice(eq + 1), u.slice(0, eq));
+  }
+  // The release each upstream speaks: requests at older releases are migrated up to it (changes.yaml).
+  const speaks = args.flags.get('upstream-release') ?? (env.GATEWAY_UPSTREAM_RELEASE ? env.GATEWAY_UPSTREAM_RELEASE.split(',') : undefined)
+    ?? (file.upstreamRelease && typeof file.upstreamRelease === 'object' ? Object.entries(file.upstreamRelease).map(([k, v]) => `${k}=${v}`) : []);
+  for (const u of speaks) {
+    const eq = u.indexOf('=');
+    if (eq <= 0 || eq === u.length - 1) throw new UsageError(`invalid --upstream-release "${u}"; expected <service>=<release id>`);
+    cfg.upstreamRelease[u.slice(0, eq).trim()] = u.slice(eq + 1).trim();
   }
   return cfg;
 }

@@ -266,6 +266,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       hooks: [...security.authenticate, ...(opts.beforeProxy ?? []), ...limits.hooks, ...security.sign],
       corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
       maxInflightPerRoute: cfg.routeConcurrency, hash, adminTokens: security.adminTokens,
+      upstreamRelease: cfg.upstreamRelease, signers: security.signers,
     };
   };
   let lastReload: ReloadOutcome | undefined;
