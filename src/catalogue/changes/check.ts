@@ -5,7 +5,7 @@ import { existsAt } from '../lifecycle.js';
 import type { Endpoint, Service } from '../model.js';
 import type { Problem } from '../problems.js';
 import { describeEvent, eventsAt } from './events.js';
-import { changeAt, composePlan, covers, endpointAt, unbridgeableAt, upstreamIndex } from './compose.js';
+import { changeAt, composePlan, covers, declaredAt, endpointAt, unbridgeableAt, upstreamIndex } from './compose.js';
 import { transformNamed } from './transforms.js';
 import type { Change } from './types.js';
 
@@ -39,9 +39,11 @@ export function checkChanges(service: Service, upstreamSetting?: string): Change
     let verdict: 'none' | 'bridged' | 'unbridgeable' | 'uncovered' = 'none';
     let partly = false;
     for (let r = Math.max(1, e.span.added + 1); r <= u; r++) {
+      const events = eventsAt(service, e, r);
+      if (!events.length) continue;
       const change = changeAt(service, r, e.key);
       const unb = unbridgeableAt(service, r, e.key);
-      for (const ev of eventsAt(service, e, r)) {
+      for (const ev of events) {
         const how = covers(change, unb, ev);
         if (!how) {
           verdict = 'uncovered';
@@ -143,7 +145,11 @@ function checkPlans(service: Service, u: number, problems: Problem[]): void {
     if (c.index < 1 || c.index > u) continue;
     const ep = endpointAt(service, c.operation, c.index - 1);
     if (!ep) continue;
-    for (let s = ep.span.added; s < c.index; s++) {
+    // A plan can only differ between releases where the operation, its parameters or its declarations change.
+    const starts = new Set([ep.span.added, c.index - 1, ...declaredAt(service, c.operation).map((r) => r - 1)]);
+    for (const p of ep.parameters) for (const r of [p.span.added, p.span.removed ?? 0]) { starts.add(r); starts.add(r - 1); }
+    for (const s of starts) {
+      if (s < ep.span.added || s >= c.index) continue;
       const plan = composePlan(service, c.operation, s, u);
       for (const m of plan?.problems ?? []) {
         if (reported.has(m)) continue;

@@ -59,8 +59,9 @@ export interface Plan {
 }
 
 interface Index {
-  changes: Map<string, Change>;
-  unbridgeable: Map<string, Unbridgeable[]>;
+  /** Operation → release position → its change / its unbridgeable entries. */
+  changes: Map<string, Map<number, Change>>;
+  unbridgeable: Map<string, Map<number, Unbridgeable[]>>;
   endpoints: Map<string, Endpoint[]>;
 }
 const indexes = new WeakMap<ChangeSet, Index>();
@@ -69,22 +70,35 @@ function indexOf(service: Service): Index {
   let ix = indexes.get(service.changes);
   if (ix) return ix;
   ix = { changes: new Map(), unbridgeable: new Map(), endpoints: new Map() };
-  for (const c of service.changes.changes) if (!ix.changes.has(`${c.index} ${c.operation}`)) ix.changes.set(`${c.index} ${c.operation}`, c);
+  for (const c of service.changes.changes) {
+    let byRelease = ix.changes.get(c.operation);
+    if (!byRelease) ix.changes.set(c.operation, (byRelease = new Map()));
+    if (!byRelease.has(c.index)) byRelease.set(c.index, c);
+  }
   for (const u of service.changes.unbridgeable) {
-    const k = `${u.index} ${u.operation}`;
-    ix.unbridgeable.set(k, [...(ix.unbridgeable.get(k) ?? []), u]);
+    let byRelease = ix.unbridgeable.get(u.operation);
+    if (!byRelease) ix.unbridgeable.set(u.operation, (byRelease = new Map()));
+    byRelease.set(u.index, [...(byRelease.get(u.index) ?? []), u]);
   }
   for (const e of service.endpoints) ix.endpoints.set(e.key, [...(ix.endpoints.get(e.key) ?? []), e]);
   indexes.set(service.changes, ix);
   return ix;
 }
 
+const NO_UNBRIDGEABLE: Unbridgeable[] = [];
+
 export function changeAt(service: Service, r: number, operation: string): Change | undefined {
-  return indexOf(service).changes.get(`${r} ${operation}`);
+  return indexOf(service).changes.get(operation)?.get(r);
 }
 
 export function unbridgeableAt(service: Service, r: number, operation: string): Unbridgeable[] {
-  return indexOf(service).unbridgeable.get(`${r} ${operation}`) ?? [];
+  return indexOf(service).unbridgeable.get(operation)?.get(r) ?? NO_UNBRIDGEABLE;
+}
+
+/** Release positions where the operation has a change or an unbridgeable entry. */
+export function declaredAt(service: Service, operation: string): number[] {
+  const ix = indexOf(service);
+  return [...(ix.changes.get(operation)?.keys() ?? []), ...(ix.unbridgeable.get(operation)?.keys() ?? [])];
 }
 
 /** The endpoint with this key that exists at release position r. */

@@ -9,9 +9,27 @@ export type BreakingEvent =
   | { kind: 'requiredAdded'; parameter: string }
   | { kind: 'valueRemoved'; parameter: string; value: string };
 
+/** Releases where something about an endpoint starts or ends (its own life, its parameters', their enum values'). */
+const boundaries = new WeakMap<Endpoint, ReadonlySet<number>>();
+function boundariesOf(service: Service, e: Endpoint): ReadonlySet<number> {
+  let b = boundaries.get(e);
+  if (b) return b;
+  const out = new Set<number>();
+  const add = (s: { added: number; removed: number | null }) => { out.add(s.added); if (s.removed !== null) out.add(s.removed); };
+  add(e.span);
+  for (const p of e.parameters) {
+    add(p.span);
+    if (p.enum) for (const v of service.enums[p.enum]?.values ?? []) add(v.span);
+  }
+  boundaries.set(e, (b = out));
+  return b;
+}
+
+const NONE: BreakingEvent[] = [];
+
 /** Events at release position r for an endpoint alive at r - 1 (none when it was not). */
 export function eventsAt(service: Service, e: Endpoint, r: number): BreakingEvent[] {
-  if (!existsAt(e.span, r - 1)) return [];
+  if (!boundariesOf(service, e).has(r) || !existsAt(e.span, r - 1)) return NONE;
   if (!existsAt(e.span, r)) return [{ kind: 'removed' }];
   const out: BreakingEvent[] = [];
   // By name: one parameter may be written as two lives (required until X, optional from X).

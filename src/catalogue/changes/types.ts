@@ -2,7 +2,12 @@
 // A change is declared at the release where it happened, on the operation as it was just before;
 // its request steps carry an older request up through that release, its answer steps carry the
 // newer answer back down. Only data: what needs code names a transform (transforms.ts).
-import type { Where } from '../model.js';
+
+/** Where a step is written (the model's Where; not imported, so the model may import this file). */
+interface Where {
+  file: string;
+  line: number;
+}
 
 export type RequestStep =
   | { kind: 'move'; to: string; at: Where }

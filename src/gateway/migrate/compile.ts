@@ -18,8 +18,10 @@ export interface CompiledPlan {
   header: string;
   /** The operation at the upstream's release: what hooks (signing, weights) and the second validation see. */
   target: Route;
-  /** Why every request is refused (410), decided here: removed, or it changes signed bytes and no key is held. */
+  /** Why every request is refused (410), decided here: removed, or the upstream wants it signed and no key is held. */
   refusal: string | null;
+  /** Why a request whose signed bytes the plan does change is refused (410): no key is held to sign it again. */
+  refuseChanged: string | null;
   guards: { parameter: string; values: ReadonlySet<string>; message: string }[];
   /** Answer steps, or null when the answer comes back as it is. */
   answer: readonly AnswerStep[] | null;
@@ -105,13 +107,17 @@ function compilePlan(plan: Plan, target: (key: string) => Route, signer: Signer 
   const header = plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
   const use = (replacement?: string) => (replacement ? `; use ${replacement}` : '');
   let refusal: string | null = null;
+  let refuseChanged: string | null = null;
+  const becomes = `${plan.operation} at ${plan.release} becomes ${plan.target} at ${plan.upstreamRelease} (${header})`;
   if (plan.refuse) {
     refusal = `${plan.operation} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${use(plan.refuse.replacement)}`;
-  } else if (plan.needsKey && !signer) {
-    refusal = `${plan.operation} at ${plan.release} becomes ${plan.target} at ${plan.upstreamRelease} (${header}), which changes the parameters the request's signature covers; the gateway holds no key to sign it again (signing mode), so it is not forwarded${use(plan.target)}`;
+  } else if (!signer && plan.security.to === 'SIGNED' && plan.security.from !== 'SIGNED') {
+    refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${use(plan.target)}`;
+  } else if (!signer && plan.needsKey) {
+    refuseChanged = `${becomes}, which changes the parameters the request's signature covers; the gateway holds no key to sign it again (signing mode), so it is not forwarded${use(plan.target)}`;
   }
   return {
-    plan, header, target: refusal ? (null as unknown as Route) : target(plan.target), refusal,
+    plan, header, target: refusal ? (null as unknown as Route) : target(plan.target), refusal, refuseChanged,
     guards: plan.guards.map((g) => ({
       parameter: g.parameter, values: new Set(g.values),
       message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${use(g.replacement)}`,

@@ -1,28 +1,45 @@
 // The migrate stage of the pipeline (after parameters): a request made at an older release goes up
 // its plan to the release the upstream speaks, and is validated again there. Signed requests: where
-// the plan changes signed bytes, the gateway verifies the client's signature as received (401
+// the migration changes signed bytes, the gateway verifies the client's signature as received (401
 // otherwise), takes it off, migrates, and the signing hook signs the result with the same
-// timestamp and recvWindow; without a key such a plan was refused when it was compiled.
+// timestamp and recvWindow; without a key such a request is refused 410, never forwarded.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Ajv } from 'ajv';
+import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { carriesSignature, queryOf } from '../../upstream/signing/sign-request.js';
 import { GatewayError } from '../errors.js';
-import type { Exchange, RequestState } from '../pipeline.js';
+import type { Route } from '../route-table.js';
 import { checkParams } from '../validate-params.js';
-import type { Ajv } from 'ajv';
 import type { CompiledPlan } from './compile.js';
-import { readPairs, migratePairs, writePairs } from './request.js';
+import { migratePairs, readPairs, writePairs, type Pair } from './request.js';
 import { verifySignature } from './verify.js';
 
-const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
-/** What the signing hook supplies once the migrated request is signed again. */
-const SIGNING: ReadonlySet<string> = new Set(['timestamp', 'signature']);
-const NEVER_FORWARDED_PLAIN: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release', 'accept-encoding']);
+/** The parts of the pipeline's request state the stage reads and replaces (pipeline.ts RequestState). */
+export interface Migrating {
+  route: Route;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  supplied: ReadonlySet<string>;
+  drop: ReadonlySet<string>;
+  own: Record<string, string>;
+  params: Readonly<Record<string, unknown>>;
+  method?: string;
+  answer?: readonly AnswerStep[];
+}
 
 export interface StageContext {
   paramAjv: Ajv;
   strict: boolean;
 }
 
-export function migrateRequest(p: StageContext, ex: Exchange, state: RequestState, c: CompiledPlan): void {
+const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
+/** What the signing hook supplies once the migrated request is signed again. */
+const SIGNING: ReadonlySet<string> = new Set(['timestamp', 'signature']);
+const NEVER_FORWARDED_PLAIN: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release', 'accept-encoding']);
+
+/** Migrate `state` up the plan; returns the X-Gateway-Migrated value (for the access line). */
+export function migrateRequest(p: StageContext, method: string, state: Migrating, c: CompiledPlan): string {
   const { plan } = c;
   if (c.refusal !== null) throw new GatewayError('gone', c.refusal);
   for (const g of c.guards) {
@@ -32,29 +49,40 @@ export function migrateRequest(p: StageContext, ex: Exchange, state: RequestStat
   const query = queryOf(state.url);
   let url = plan.path;
   if (plan.request.length) {
-    const resign = c.signer !== undefined && carriesSignature(state.url, state.body);
-    if (resign && !verifySignature(c.signer!, query, state.body)) {
-      throw new GatewayError('badSignature', `Signature for this request is not valid (${plan.operation} at ${plan.release}): the gateway verifies a signed request before migrating it`);
-    }
     const form = state.body.length > 0 && FORM_TYPE.test(state.headers['content-type'] ?? '');
-    let pairs = migratePairs(readPairs(query, form ? state.body.toString('utf8') : null), plan.request, `${plan.operation} → ${plan.target}`);
-    if (resign) pairs = pairs.filter((x) => x.name !== 'signature');
+    const sent = readPairs(query, form ? state.body.toString('utf8') : null);
+    let pairs = migratePairs(sent, plan.request, `${plan.operation} → ${plan.target}`);
+    const changed = pairs.length !== sent.length || pairs.some((x, i) => x !== sent[i]);
+    const clientSigned = carriesSignature(state.url, state.body);
+    if (changed && clientSigned) {
+      if (c.refuseChanged !== null) throw new GatewayError('gone', c.refuseChanged);
+      if (c.signer && !verifySignature(c.signer, query, state.body)) {
+        throw new GatewayError('badSignature', `Signature for this request is not valid (${plan.operation} at ${plan.release}): the gateway verifies a signed request before migrating it`);
+      }
+      pairs = pairs.filter((x) => x.name !== 'signature'); // signed again by the signing hook
+    } else if (changed && c.refuseChanged !== null && plan.security.from === 'SIGNED') {
+      throw new GatewayError('gone', c.refuseChanged); // unsigned, and no key to sign it: the upstream would refuse it
+    }
     const q = writePairs(pairs.filter((x) => !x.inBody));
     if (q) url += `?${q}`;
     if (form) state.body = Buffer.from(writePairs(pairs.filter((x) => x.inBody)), 'utf8');
-    // Validated again where it is going: the target operation at the upstream's release.
-    const values: Record<string, string | string[]> = {};
-    for (const x of pairs) if (x.name !== 'signature') values[x.name] = x.value;
-    checkParams(p.paramAjv, c.target.params, values, state.headers, { strict: p.strict, supplied: c.signer ? SIGNING : state.supplied });
-    state.params = values;
+    revalidate(p, state, c, pairs);
   } else if (query) url += `?${query}`;
   state.url = url;
-  if (plan.method !== ex.req.method) state.method = plan.method;
+  if (plan.method !== method) state.method = plan.method;
   state.route = c.target;
   state.own['x-gateway-migrated'] = c.header;
-  ex.migrated = c.header;
   if (c.answer) {
     state.answer = c.answer;
     state.drop = NEVER_FORWARDED_PLAIN; // an answer to rewrite must come back uncompressed
   }
+  return c.header;
+}
+
+/** Validated again where it is going: the target operation at the upstream's release. */
+function revalidate(p: StageContext, state: Migrating, c: CompiledPlan, pairs: readonly Pair[]): void {
+  const values: Record<string, string | string[]> = {};
+  for (const x of pairs) values[x.name] = x.value;
+  checkParams(p.paramAjv, c.target.params, values, state.headers, { strict: p.strict, supplied: c.signer ? SIGNING : state.supplied });
+  state.params = values;
 }
