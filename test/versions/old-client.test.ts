@@ -132,4 +132,23 @@ test('the same client at 3.12.0 is not migrated: no header, and its removed call
   assert.ok(Array.isArray(res.data));
 });
 
+test('GET /_gateway/plan explains what the running gateway does with an operation at a release', async () => {
+  const ask = async (g: RunningGateway, q: string) => { const r = await fetch(`${g.url}/_gateway/plan?${q}`); return { status: r.status, body: await r.json() as Record<string, any> }; };
+  const op = encodeURIComponent('POST /sapi/v1/margin/loan');
+  const withKey = await ask(keyed, `release=3.5.1&operation=${op}`);
+  assert.is(withKey.status, 200);
+  assert.match(withKey.body.decision, /^migrated to POST \/sapi\/v1\/margin\/borrow-repay \(3\.6\.0 margin-loan-to-borrow-repay\)/);
+  assert.is(withKey.body.plan.target, 'POST /sapi/v1/margin/borrow-repay');
+  const without = await ask(keyless, `release=3.5.1&operation=${op}`);
+  assert.is(without.body.keyHeld, false);
+  assert.equal(without.body.plan.security, { from: 'SIGNED', to: 'SIGNED' });
+  const asset = await ask(keyless, `release=3.5.1&operation=${encodeURIComponent('GET /sapi/v1/margin/asset')}`);
+  assert.match(asset.body.decision, /^migrated to GET \/sapi\/v1\/margin\/allAssets/);
+  const same = await ask(keyless, `release=3.12.0&operation=${encodeURIComponent('GET /api/v3/ping')}`);
+  assert.is(same.body.plan, null);
+  assert.is((await ask(keyless, 'release=9.9.9&operation=x')).status, 400);
+  assert.is((await ask(keyless, 'release=3.5.1&operation=ping')).status, 400);
+  assert.is((await ask(keyless, `release=3.12.0&operation=${op}`)).status, 404);
+});
+
 test.run();

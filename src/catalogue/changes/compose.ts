@@ -144,7 +144,8 @@ const emptySegment = (): Segment => ({ names: {}, values: {}, defaults: {}, sets
 /** Client names whose value is sent as `name` after the segment so far (with itself if it passes through). */
 function sourcesOf(seg: Segment, name: string): string[] {
   const out = Object.keys(seg.names).filter((k) => seg.names[k] === name);
-  if (!(name in seg.names)) out.push(name);
+  // A client parameter of that very name passes through, unless an earlier step already renamed one to it.
+  if (!(name in seg.names) && !out.length) out.push(name);
   return out;
 }
 
