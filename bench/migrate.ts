@@ -11,6 +11,7 @@ import { migrateAnswer } from '../src/gateway/migrate/answer.js';
 import { migrateRequest } from '../src/gateway/migrate/stage.js';
 import type { UpstreamProxy } from '../src/upstream/proxy.js';
 import { hmacSigner } from '../src/upstream/signing/signers.js';
+import { nsPerCall } from './ns-per-call.js';
 
 const N = Number(process.argv[2] ?? 200_000);
 
@@ -26,19 +27,7 @@ const EMPTY = Buffer.alloc(0);
 const NONE: ReadonlySet<string> = new Set(['timestamp', 'signature']);
 const headers = { host: '127.0.0.1' };
 
-function bench(label: string, once: () => void): number {
-  once();
-  for (let i = 0; i < N / 5; i++) once(); // warm-up
-  const rounds: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < N; i++) once();
-    rounds.push(Number(process.hrtime.bigint() - t) / N);
-  }
-  rounds.sort((a, b) => a - b);
-  console.log(`${label}: ${rounds[2].toFixed(0)} ns per call (median of 5 rounds of ${N}; ${rounds.map((x) => x.toFixed(0)).join(' ')})`);
-  return rounds[2];
-}
+const bench = (label: string, once: () => unknown) => nsPerCall(label, N, once);
 
 const request = (p: typeof now, key: string, query: string) => {
   const route = p.table.served.get(key)!;

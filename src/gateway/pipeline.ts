@@ -7,7 +7,7 @@
 //
 // Stages are plain functions over one Exchange; an adapter (the node:http listener, the websocket
 // frame checker) calls them and renders whatever they throw with the one renderer in errors.ts.
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { BuilderError } from '../builders/errors.js';
@@ -25,31 +25,12 @@ import { ownerOf, type Route, type RouteTable } from './route-table.js';
 import { checkApiKey } from './security-check.js';
 import { checkBody } from './validate-body.js';
 import { checkParams, repeatableParams } from './validate-params.js';
-import type { AnswerStep } from '../catalogue/changes/types.js';
+import type { RequestState } from './request-state.js';
 import type { Migrations } from './migrate/compile.js';
 import { migrateAnswer } from './migrate/answer.js';
 import { migrateRequest } from './migrate/stage.js';
 
-/** What hooks see and may change: the request as it will be forwarded. */
-export interface RequestState {
-  route: Route;
-  /** Raw path + query to forward; a prepare hook may replace it (e.g. to append a signature). */
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** Parameters the hooks will supply, so validation does not ask the client for them (shared: a hook replaces it, never adds to it). */
-  supplied: ReadonlySet<string>;
-  /** Request headers never to forward: the gateway's own Authorization (client tokens) and release header. */
-  drop: ReadonlySet<string>;
-  /** Headers the gateway adds to the answer (a hook may add its own, e.g. remaining quota). */
-  own: Record<string, string>;
-  /** The parameters as checked (query and form, coerced to their schema types), for hooks that depend on them (e.g. a request's weight). */
-  params: Readonly<Record<string, unknown>>;
-  /** Set by the migrate stage when the upstream's operation has another method. */
-  method?: string;
-  /** Set by the migrate stage: how the answer comes back down to the client's release. */
-  answer?: readonly AnswerStep[];
-}
+export type { RequestState } from './request-state.js';
 
 export interface Hook {
   /** Runs before validation: authenticate, declare supplied parameters. */

@@ -13,7 +13,8 @@ import { resolveServiceAt } from '../../src/catalogue/resolve.js';
 import { createParamAjv } from '../../src/catalogue/validators.js';
 import { compileMigrations, type CompiledPlan } from '../../src/gateway/migrate/compile.js';
 import { migrateAnswer } from '../../src/gateway/migrate/answer.js';
-import { migrateRequest, type Migrating } from '../../src/gateway/migrate/stage.js';
+import { migrateRequest } from '../../src/gateway/migrate/stage.js';
+import type { RequestState } from '../../src/gateway/request-state.js';
 import { GatewayError } from '../../src/gateway/errors.js';
 import { buildRouteTable, type Route } from '../../src/gateway/route-table.js';
 import { checkParams } from '../../src/gateway/validate-params.js';
@@ -83,7 +84,7 @@ export function checkRequests(c: Case, numRuns: number): number {
     } catch {
       return true; // a combination the release itself refuses (e.g. exclusive parameters): nothing to migrate
     }
-    const state: Migrating = {
+    const state: RequestState = {
       route: c.route, url: `${c.route.endpoint.endpoint.path}?${query}`, headers: {}, body: Buffer.alloc(0), supplied: new Set(['signature']),
       drop: new Set(), own: {}, params,
     };

@@ -3,30 +3,14 @@
 // the migration changes signed bytes, the gateway verifies the client's signature as received (401
 // otherwise), takes it off, migrates, and the signing hook signs the result with the same
 // timestamp and recvWindow; without a key such a request is refused 410, never forwarded.
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Ajv } from 'ajv';
-import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { carriesSignature, queryOf } from '../../upstream/signing/sign-request.js';
 import { GatewayError } from '../errors.js';
-import type { Route } from '../route-table.js';
+import type { RequestState } from '../request-state.js';
 import { checkParams } from '../validate-params.js';
 import type { CompiledPlan } from './compile.js';
 import { migratePairs, readPairs, writePairs, type Pair } from './request.js';
 import { verifySignature } from './verify.js';
-
-/** The parts of the pipeline's request state the stage reads and replaces (pipeline.ts RequestState). */
-export interface Migrating {
-  route: Route;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  supplied: ReadonlySet<string>;
-  drop: ReadonlySet<string>;
-  own: Record<string, string>;
-  params: Readonly<Record<string, unknown>>;
-  method?: string;
-  answer?: readonly AnswerStep[];
-}
 
 export interface StageContext {
   paramAjv: Ajv;
@@ -39,7 +23,7 @@ const SIGNING: ReadonlySet<string> = new Set(['timestamp', 'signature']);
 const NEVER_FORWARDED_PLAIN: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release', 'accept-encoding']);
 
 /** Migrate `state` up the plan; returns the X-Gateway-Migrated value (for the access line). */
-export function migrateRequest(p: StageContext, method: string, state: Migrating, c: CompiledPlan): string {
+export function migrateRequest(p: StageContext, method: string, state: RequestState, c: CompiledPlan): string {
   const { plan } = c;
   if (c.refusal !== null) throw new GatewayError('gone', c.refusal);
   for (const g of c.guards) {
@@ -80,7 +64,7 @@ export function migrateRequest(p: StageContext, method: string, state: Migrating
 }
 
 /** Validated again where it is going: the target operation at the upstream's release. */
-function revalidate(p: StageContext, state: Migrating, c: CompiledPlan, pairs: readonly Pair[]): void {
+function revalidate(p: StageContext, state: RequestState, c: CompiledPlan, pairs: readonly Pair[]): void {
   const values: Record<string, string | string[]> = {};
   for (const x of pairs) values[x.name] = x.value;
   checkParams(p.paramAjv, c.target.params, values, state.headers, { strict: p.strict, supplied: c.signer ? SIGNING : state.supplied });
