@@ -35,7 +35,7 @@ const request = (p: typeof now, key: string, query: string) => {
     const state: RequestState = { route, url: `${route.endpoint.endpoint.path}?${query}`, headers, body: EMPTY, supplied: NONE, drop: NONE, own: {}, params: {} };
     checkParameters(p, state, query);
     const plan = p.migrate!.planOf(route);
-    if (plan !== null) migrateRequest(p, route.endpoint.endpoint.method, state, plan);
+    if (plan !== null) migrateRequest(p, state, plan);
     return state;
   };
 };

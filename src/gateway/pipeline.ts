@@ -202,7 +202,7 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
   if (p.migrate !== null) {
     const plan = p.migrate.planOf(route);
-    if (plan !== null) ex.migrated = migrateRequest(p, ex.req.method!, state, plan);
+    if (plan !== null) ex.migrated = migrateRequest(p, state, plan);
   }
   for (const h of p.hooks) if (h.prepare) await h.prepare(state);
   if (ex.cancellation.gone) throw ex.cancellation.reason ?? new ClientGone(); // never act for a client that left

@@ -89,7 +89,7 @@ export function checkRequests(c: Case, numRuns: number): number {
       drop: new Set(), own: {}, params,
     };
     try {
-      migrateRequest({ paramAjv: ajv, strict: true }, c.route.endpoint.endpoint.method, state, c.plan);
+      migrateRequest({ paramAjv: ajv, strict: true }, state, c.plan);
     } catch (e) {
       // Refused with a reason the plan states: a value the catalogue declares unbridgeable, or one a transform cannot carry.
       if (!(e instanceof GatewayError)) throw e;

@@ -6,12 +6,14 @@ import { createHmac, sign } from 'node:crypto';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
+import { createLogger } from '../../src/log.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { ED, ED_KEY, HMAC_KEY, HMAC_SECRET, RSA, RSA_KEY, signingGateway, UPSTREAM_KEYS } from '../signing/support.js';
 
 const test = suite('version changes: signed requests are verified, migrated and signed again');
 let upstream: Upstream;
 const gws: Record<string, RunningGateway> = {};
+const lines: string[] = [];
 
 const b64url = (b: Buffer) => encodeURIComponent(b.toString('base64'));
 const MODES = {
@@ -22,7 +24,9 @@ const MODES = {
 
 test.before(async () => {
   upstream = await startUpstream(UPSTREAM_KEYS);
-  for (const [name, m] of Object.entries(MODES)) gws[name] = await signingGateway(upstream.url, m.env, ['--release', '3.5.1']);
+  for (const [name, m] of Object.entries(MODES)) {
+    gws[name] = await signingGateway(upstream.url, m.env, ['--release', '3.5.1'], name === 'HMAC' ? createLogger('info', (l) => lines.push(l)) : undefined);
+  }
 });
 test.before.each(async () => { await upstream.reset(); });
 test.after(async () => {
@@ -60,5 +64,25 @@ for (const [name, m] of Object.entries(MODES)) {
     assert.equal(await upstream.records(), []);
   });
 }
+
+test('the access line names the changes applied', async () => {
+  const query = `asset=USDT&amount=10&type=1&timestamp=${Date.now()}`;
+  const res = await fetch(`${gws.HMAC.url}/@3.5.1/sapi/v1/margin/transfer?${query}&signature=${MODES.HMAC.sign(query)}`, { method: 'POST', headers: { 'X-MBX-APIKEY': HMAC_KEY } });
+  assert.is(res.status, 200);
+  await res.arrayBuffer();
+  await new Promise((r) => setTimeout(r, 50)); // the access line is written as the answer ends
+  const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'access' && l.route === '/sapi/v1/margin/transfer');
+  assert.ok(access.length > 0, lines.slice(-3).join('\n'));
+  assert.is(access.at(-1)!.migrated, '3.6.0 margin-transfer-to-universal');
+  assert.not.match(JSON.stringify(access), /signature=|MAIN_MARGIN/, 'the route template and change ids only, never parameters');
+});
+
+test('a HEAD of a moved GET stays a HEAD', async () => {
+  const res = await fetch(`${gws.HMAC.url}/@3.5.1/sapi/v1/margin/asset?asset=BTC`, { method: 'HEAD', headers: { 'X-MBX-APIKEY': HMAC_KEY } });
+  assert.is(res.status, 200);
+  const [rec] = await upstream.records();
+  assert.is(rec.method, 'HEAD');
+  assert.is(rec.url, '/sapi/v1/margin/allAssets?asset=BTC');
+});
 
 test.run();

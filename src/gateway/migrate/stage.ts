@@ -23,8 +23,9 @@ const SIGNING: ReadonlySet<string> = new Set(['timestamp', 'signature']);
 const NEVER_FORWARDED_PLAIN: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release', 'accept-encoding']);
 
 /** Migrate `state` up the plan; returns the X-Gateway-Migrated value (for the access line). */
-export function migrateRequest(p: StageContext, method: string, state: RequestState, c: CompiledPlan): string {
+export function migrateRequest(p: StageContext, state: RequestState, c: CompiledPlan): string {
   const { plan } = c;
+  const method = state.route.endpoint.endpoint.method; // the operation's (a HEAD of a GET stays a HEAD unless the method moves)
   if (c.refusal !== null) throw new GatewayError('gone', c.refusal);
   for (const g of c.guards) {
     const v = state.params[g.parameter];
