@@ -68,6 +68,7 @@ function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHo
     corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
     maxInflightPerRoute: cfg.routeConcurrency, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
     timeoutMs: cfg.timeoutMs, maxPipelined: cfg.maxPipelined, upstreamConnections: cfg.upstreamConnections,
+    upstreamRelease: cfg.upstreamRelease, signers: security.signers,
   };
 }
 

@@ -12,6 +12,8 @@ import { kindOf, KNOWN_FILES, type Kind } from './file-kinds.js';
 import { SchemaCheck } from './schema-check.js';
 import { bodySchema, parameterSchema } from './validators.js';
 import type { ParsedYaml } from './yaml-file.js';
+import { readChanges } from './changes/read.js';
+import { NO_CHANGES } from './changes/types.js';
 
 export interface RawFile extends ParsedYaml {
   /** Path inside the service folder, e.g. "endpoints/market.yaml". */
@@ -151,8 +153,12 @@ class ServiceBuilder {
       errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} }, rateLimits: [],
       apiKeyHeader: s.security?.apiKeyHeader,
       signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
-      endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [],
+      endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [], changes: NO_CHANGES,
     };
+    if (s.upstreamRelease !== undefined) {
+      if (this.releaseIndex.has(String(s.upstreamRelease))) this.svc.upstreamRelease = String(s.upstreamRelease);
+      else this.problem(sf, ['upstreamRelease'], `upstreamRelease "${s.upstreamRelease}" is not in releases.yaml`);
+    }
     if (this.svc.errors.envelope === 'code-msg' && this.svc.errors.codes.unknown === undefined) {
       this.problem(sf, ['errors'], `errors: the code-msg envelope needs codes.unknown (the code of any reason not named)`);
     }
@@ -178,6 +184,7 @@ class ServiceBuilder {
     this.compileSchemas();
     this.checkEndpointDuplicates();
     this.checkReplacements();
+    this.svc.changes = readChanges(this.files.get('changes')?.[0], this.releaseIndex, this.problems);
     return this.svc;
   }
 

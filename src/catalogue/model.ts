@@ -1,6 +1,8 @@
 // Typed model of a loaded catalogue. The YAML files are the only source of these facts;
 // the loader checks them and fills in the derived fields (release indexes, owning file and line).
 
+import type { ChangeSet } from './changes/types.js';
+
 export type SecurityScheme = 'NONE' | 'API_KEY' | 'SIGNED';
 
 /** Lifecycle fields shared by every kind of item. Release ids refer to releases.yaml. */
@@ -204,6 +206,10 @@ export interface Service {
   wsMethods: WsMethod[];
   /** ws-api.yaml path: the websocket API's connection path (served as it is). */
   wsApiPath?: string;
+  /** service.yaml upstreamRelease: the release the upstream implements (absent: the newest). */
+  upstreamRelease?: string;
+  /** changes.yaml: how a request at an older release reaches the upstream's, and its answer comes back. */
+  changes: ChangeSet;
 }
 
 export interface Catalogue {
