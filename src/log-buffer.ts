@@ -2,7 +2,8 @@
 // gather in a string and go out in one write when the next would pass the size, when the oldest has
 // waited the interval, when a line must be seen at once (anything but an access line), and on exit —
 // process.exit() after a drain, an uncaught exception or rejection all emit 'exit' — so no line of a
-// finished request is lost in an orderly stop. A crash that skips 'exit' (SIGKILL, a native abort)
+// finished request is lost in an orderly stop (and an uncaught error's lines come before its stack
+// trace). A crash that skips 'exit' (SIGKILL, a native abort)
 // loses at most the one buffer not yet written.
 // The writes themselves are sonic-boom's (pino's destination): synchronous, so lines reach the fd in
 // order and none is pending when the process exits; it retries a full pipe (EAGAIN) and partial
@@ -63,6 +64,8 @@ export function bufferedLines(fd: number, o: BufferOptions = {}): LineSink & { c
     } catch { /* the reader is gone: nothing left to tell */ }
   };
   process.on('exit', onExit);
+  // Before node prints an uncaught error, so the lines that led to it come first.
+  process.on('uncaughtExceptionMonitor', flush);
   return {
     write(line) {
       const n = shared ? Buffer.byteLength(line) : line.length; // lines are ASCII but for rare messages; a char is at most 3 bytes
@@ -75,6 +78,7 @@ export function bufferedLines(fd: number, o: BufferOptions = {}): LineSink & { c
     close() {
       onExit();
       process.off('exit', onExit);
+      process.off('uncaughtExceptionMonitor', flush);
       if (timer) clearTimeout(timer);
     },
   };
