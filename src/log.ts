@@ -6,8 +6,8 @@
 // (src/gateway/access-record.ts, from fragments kept per route and release) and the time comes from
 // a string kept per second. Lines are written in batches (./log-buffer.ts): an access line within
 // 1 s or 32 KiB, any other line at once (with the access lines before it, in order).
-// pino (and the modules it requires) load on the first other line actually written: ~20 ms that a
-// gateway not yet asked anything need not pay before it listens.
+// Lines that are a message alone are written the same way; pino (and the modules it requires: ~20 ms)
+// loads on the first line with fields, which its redaction checks.
 import { createRequire } from 'node:module';
 import type { Logger as Pino } from 'pino';
 import { bufferedLines, type LineSink } from './log-buffer.js';
@@ -69,14 +69,19 @@ export function createLogger(level: Level = 'info', write?: (line: string) => vo
   };
   const threshold = RANK[level];
   const enabled = (lvl: Exclude<Level, 'silent'>) => RANK[lvl] >= threshold;
+  const pid = process.pid;
   const at = (lvl: Exclude<Level, 'silent'>) => (msg: string, fields?: LogFields) => {
     if (!enabled(lvl)) return;
-    p ??= open();
-    if (fields) p[lvl](fields, msg);
-    else p[lvl](msg);
+    if (fields) {
+      p ??= open();
+      p[lvl](fields, msg);
+    } else {
+      // The line pino would write, without loading it (the start-up notes: the gateway already listens).
+      emit(`{"level":"${lvl}","time":"${isoNow()}","pid":${pid},"msg":${JSON.stringify(msg)}}\n`);
+      sink.flush();
+    }
   };
   const infoOn = enabled('info');
-  const pid = process.pid;
   const access = (fields: string) => {
     if (infoOn) emit(`{"level":"info","time":"${isoNow()}","pid":${pid},${fields},"msg":"access"}\n`);
   };
