@@ -42,7 +42,8 @@ function command(name: string): string[] {
   if (name === 'bareHeaders') return [here('proxy/bare-forwarder.js'), upstreamUrl, '--gateway-headers'];
   const [where, level] = name.split('@');
   const cli = where === 'gateway' ? here('../src/cli.js') : join(resolve(where), 'dist/src/cli.js');
-  return [cli, '--port', '0', '--upstream', `exchange=${upstreamUrl}`, '--rate-limit', 'off', ...(level ? ['--log-level', level] : [])];
+  // --timeout: under valgrind the first requests, before the JIT warms up, can take longer than the default 10 s.
+  return [cli, '--port', '0', '--upstream', `exchange=${upstreamUrl}`, '--rate-limit', 'off', '--timeout', '300000', ...(level ? ['--log-level', level] : [])];
 }
 
 async function count(name: string): Promise<number> {

@@ -4,22 +4,15 @@
 // read from /proc (master and worker; clock ticks, 10 ms each: ~1 % of a 20 000-request round).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { track } from './processes.js';
+import { freePort, track } from './processes.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const nginxInstalled = () => existsSync(NGINX);
 
 export interface Nginx { child: ChildProcess; port: number; cpu(): Promise<number>; stop(): void }
-
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
-  });
-});
 
 const JSON_LINE = `'{"time":"$time_iso8601","reqId":"$request_id","method":"$request_method","route":"$uri","status":$status,'
     '"ms":$request_time,"upstreamMs":"$upstream_response_time","bytes":$bytes_sent,"msg":"access"}'`;

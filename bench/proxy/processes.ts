@@ -1,6 +1,7 @@
 // Forwarder, upstream and load-generator processes for the benches: forked from dist/bench/proxy/;
 // a server prints "port <n>" when it listens, a client says 'ready' over IPC. However the bench ends (a failed round, Ctrl-C), none is left behind.
 import { fork, type ChildProcess, type StdioNull, type StdioPipe } from 'node:child_process';
+import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
@@ -40,3 +41,11 @@ export function startClient(script: string, execArgv: string[] = []): Promise<Ch
     child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
   });
 }
+
+/** A loopback port free right now (for a server that must be told its port: nginx, a spawned CLI). */
+export const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});
