@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drive as driveOver, PATH } from './proxy/drive.js';
-import { startProcess } from './proxy/processes.js';
+import { startProcess, track } from './proxy/processes.js';
 
 const N = Number(process.argv[2] ?? 4000);
 const WARM = 8000;
@@ -49,7 +49,7 @@ function command(name: string): string[] {
 async function count(name: string): Promise<number> {
   const file = join(out, `${chosen.indexOf(name)}.out`);
   // --smc-check: V8 writes and rewrites machine code on the heap.
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${file}`, process.execPath, ...command(name)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${file}`, process.execPath, ...command(name)], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let err = '';
   child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4000); });
   const port = await new Promise<number>((ok, fail) => {

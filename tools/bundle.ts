@@ -69,8 +69,7 @@ async function bundleSplit(entry: string): Promise<void> {
   if (!(await readFile(file, 'utf8')).slice(0, 200).includes(BANNER)) await copyFile(file, source); // after a #! line
   const dir = dirname(file);
   const name = basename(entry);
-  for (const f of await readdir(dir)) if (f.startsWith(`${name}-chunk-`)) await rm(join(dir, f));
-  await build({
+  const { metafile } = await build({
     entryPoints: { [name]: source },
     outdir: dir,
     chunkNames: `${name}-chunk-[hash]`,
@@ -85,7 +84,11 @@ async function bundleSplit(entry: string): Promise<void> {
     banner: { js: BANNER },
     logLevel: 'warning',
     plugins: [ownMetaUrl(file)], // chunks are written beside the entry: the same relative URLs hold for them
+    metafile: true,
   });
+  // Chunks of earlier bundles, once the new ones are written (a process starting meanwhile finds its files).
+  const made = new Set(Object.keys(metafile.outputs).map((f) => basename(f)));
+  for (const f of await readdir(dir)) if (f.startsWith(`${name}-chunk-`) && !made.has(f)) await rm(join(dir, f));
 }
 
 for (const tool of TOOLS) await bundle(tool);
