@@ -3,7 +3,8 @@
 // access-record.ts, metrics.ts, log.ts), each part on its own so a regression points at its cause.
 //   npm run build && node dist/bench/observe.js [iterations]
 // Budget (issue 15): the metrics observations ≤ 1 µs of CPU per request. The access line's cost
-// depends on where it is written; both its formatting and a real write (to /dev/null) are shown.
+// depends on where it is written; its formatting, a write per line and the batched writes the
+// gateway makes (src/log-buffer.ts, to /dev/null) are shown.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { recordRequest } from '../src/gateway/access-record.js';
@@ -11,6 +12,7 @@ import { Metrics } from '../src/gateway/metrics.js';
 import type { Exchange } from '../src/gateway/pipeline.js';
 import { identify, identityOf } from '../src/gateway/request-id.js';
 import { createLogger, type Logger } from '../src/log.js';
+import { bufferedLines } from '../src/log-buffer.js';
 
 const N = Number(process.argv[2] ?? 300_000);
 const BUDGET_US = 1;
@@ -58,8 +60,11 @@ const given = request(0, { 'x-request-id': 'abc-123', traceparent: '00-4bf92f357
 rows.push(['request id + traceparent, from the client', cpuPerCall(() => identify(given.req, given.res))]);
 const metricsOnly = cpuPerCall(recordWith(createLogger('silent'), new Metrics()));
 rows.push(['metrics (request + upstream histograms), log off', metricsOnly]);
-rows.push(['+ access line formatted (pino JSON, discarded)', cpuPerCall(recordWith(createLogger('info', () => {}), new Metrics()))]);
-rows.push(['+ access line written (to /dev/null, sync)', cpuPerCall(recordWith(createLogger('info', (l) => { writeSync(devNull, l); }), new Metrics()))]);
+rows.push(['+ access line formatted (JSON, discarded)', cpuPerCall(recordWith(createLogger('info', () => {}), new Metrics()))]);
+rows.push(['+ access line written, one write each (/dev/null)', cpuPerCall(recordWith(createLogger('info', (l) => { writeSync(devNull, l); }), new Metrics()))]);
+const batched = bufferedLines(devNull);
+rows.push(['+ access line written in 32 KiB batches (/dev/null)', cpuPerCall(recordWith(createLogger('info', (l) => batched.write(l)), new Metrics()))]);
+batched.close();
 closeSync(devNull);
 
 console.log(`observability CPU per request (${N} iterations each)`);

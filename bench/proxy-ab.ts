@@ -19,8 +19,8 @@ const upstream = await startProcess('proxy/upstream.js');
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const procs = {
   bare: await startProcess('proxy/bare-forwarder.js', [upstreamUrl]),
-  A: await startProcess('proxy/gateway-forwarder.js', [upstreamUrl, '--rate-limit', 'off']),
-  B: await startProcess(join(resolve(other), 'dist/bench/proxy/gateway-forwarder.js'), [upstreamUrl, '--rate-limit', 'off']),
+  A: await startProcess('proxy/gateway-forwarder.js', [upstreamUrl, '--rate-limit', 'off', '--log-level', 'error']),
+  B: await startProcess(join(resolve(other), 'dist/bench/proxy/gateway-forwarder.js'), [upstreamUrl, '--rate-limit', 'off', '--log-level', 'error']),
 };
 type Name = keyof typeof procs;
 for (const p of Object.values(procs)) await measure(p, 3000); // warm up JIT and pools

@@ -5,19 +5,23 @@
 // (user-space instructions of every thread; the kernel's share is not counted), one connection
 // at a time so no batching differs between them; after a warm-up the counters are zeroed, N
 // requests are sent and the counters dumped. About a minute per forwarder.
+// The gateway runs as it ships, `node dist/src/cli.js` with default flags (rate limits off: the
+// warm-up alone passes the exchange's weight per minute), its access lines on stderr, a pipe this
+// process reads; `@warn` after a name runs it at --log-level warn (no access lines).
 //   npm run build && node dist/bench/proxy-instructions.js [requests] [forwarder ...]
-//   forwarders: bare, bareHeaders, gateway (default: all three), or a path to another built checkout's gateway
+//   forwarders: bare, bareHeaders, gateway, gateway@warn (default: all four), or a path to another
+//   built checkout (its dist/src/cli.js, e.g. /tmp/main or /tmp/main@warn)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drive as driveOver, PATH } from './proxy/drive.js';
-import { startProcess } from './proxy/processes.js';
+import { startProcess, track } from './proxy/processes.js';
 
 const N = Number(process.argv[2] ?? 4000);
 const WARM = 8000;
-const chosen = process.argv.length > 3 ? process.argv.slice(3) : ['bare', 'bareHeaders', 'gateway'];
+const chosen = process.argv.length > 3 ? process.argv.slice(3) : ['bare', 'bareHeaders', 'gateway', 'gateway@warn'];
 
 try {
   execFileSync('valgrind', ['--version']);
@@ -36,20 +40,22 @@ const drive = (port: number, n: number) => driveOver(port, n, undefined, 1);
 function command(name: string): string[] {
   if (name === 'bare') return [here('proxy/bare-forwarder.js'), upstreamUrl];
   if (name === 'bareHeaders') return [here('proxy/bare-forwarder.js'), upstreamUrl, '--gateway-headers'];
-  const script = name === 'gateway' ? here('proxy/gateway-forwarder.js') : join(resolve(name), 'dist/bench/proxy/gateway-forwarder.js');
-  return [script, upstreamUrl, '--rate-limit', 'off'];
+  const [where, level] = name.split('@');
+  const cli = where === 'gateway' ? here('../src/cli.js') : join(resolve(where), 'dist/src/cli.js');
+  // --timeout: under valgrind the first requests, before the JIT warms up, can take longer than the default 10 s.
+  return [cli, '--port', '0', '--upstream', `exchange=${upstreamUrl}`, '--rate-limit', 'off', '--timeout', '300000', ...(level ? ['--log-level', level] : [])];
 }
 
 async function count(name: string): Promise<number> {
   const file = join(out, `${chosen.indexOf(name)}.out`);
   // --smc-check: V8 writes and rewrites machine code on the heap.
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${file}`, process.execPath, ...command(name)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${file}`, process.execPath, ...command(name)], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let err = '';
   child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4000); });
   const port = await new Promise<number>((ok, fail) => {
     child.stdout!.on('data', (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString());
-      if (m) ok(Number(m[1]));
+      const m = /port (\d+)|listening on http:\/\/[^:]+:(\d+)/.exec(d.toString());
+      if (m) ok(Number(m[1] ?? m[2]));
     });
     child.once('exit', (c) => fail(new Error(`${name} exited ${c}: ${err}`)));
   });

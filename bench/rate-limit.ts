@@ -54,10 +54,10 @@ const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const catalogue = catalogueWithoutReach();
 const redisUrl = await startRedis();
 const procs: Record<string, { child: ChildProcess; port: number }> = {
-  off: await start('proxy/gateway-forwarder.js', [upstreamUrl, '--catalogue', catalogue, '--rate-limit', 'off']),
-  on: await start('proxy/gateway-forwarder.js', [upstreamUrl, '--catalogue', catalogue, '--rate-limit', 'on']),
+  off: await start('proxy/gateway-forwarder.js', [upstreamUrl, '--catalogue', catalogue, '--rate-limit', 'off', '--log-level', 'error']),
+  on: await start('proxy/gateway-forwarder.js', [upstreamUrl, '--catalogue', catalogue, '--rate-limit', 'on', '--log-level', 'error']),
 };
-if (redisUrl) procs.redis = await start('proxy/gateway-forwarder.js', [upstreamUrl, '--catalogue', catalogue, '--rate-limit-store', redisUrl]);
+if (redisUrl) procs.redis = await start('proxy/gateway-forwarder.js', [upstreamUrl, '--catalogue', catalogue, '--rate-limit-store', redisUrl, '--log-level', 'error']);
 const names = Object.keys(procs);
 for (const n of names) await drive(procs[n].port, 3000); // warm up JIT, pools, the Redis connection
 const cpu: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));

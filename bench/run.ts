@@ -10,6 +10,8 @@ const BENCHES: [string, string[]][] = [
   ['proxy.js', ['20000', '10']],
   ['proxy-instructions.js', []],
   ['parameters.js', []],
+  ['observe.js', []],
+  ['log-buffer.js', []],
   ['builders.js', ['--seconds', '1']],
   ['signing.js', []],
   ['websocket.js', []],

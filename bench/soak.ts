@@ -25,7 +25,7 @@ const memoryOf = (child: ChildProcess) => new Promise<MemorySample>((resolve) =>
 });
 
 const upstream = await start('proxy/upstream.js');
-const gateway = await start('proxy/gateway-forwarder.js', [`http://127.0.0.1:${upstream.port}`, '--rate-limit', 'off'], ['--expose-gc']);
+const gateway = await start('proxy/gateway-forwarder.js', [`http://127.0.0.1:${upstream.port}`, '--rate-limit', 'off', '--log-level', 'error'], ['--expose-gc']);
 const pool = new Pool(`http://127.0.0.1:${gateway.port}`, { connections: CONNECTIONS, keepAliveTimeout: 60_000 });
 
 const samples: (MemorySample & { done: number; ms: number })[] = [];

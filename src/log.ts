@@ -1,11 +1,16 @@
-// The gateway's logger: pino, one JSON object per line (what log shippers parse), or a short
-// human line when a person reads a terminal. Callers pass messages that hold no secrets — no
-// headers, query strings or bodies — and may add structured fields; the redaction below is the
-// backstop for a field that should never have been passed.
-// pino (and the modules it requires) load on the first line actually written: ~20 ms that a
-// gateway at --log-level error, or one not yet asked anything, need not pay before it listens.
+// The gateway's logger: one JSON object per line (what log shippers parse), or a short human
+// line when a person reads a terminal. Callers pass messages that hold no secrets — no headers,
+// query strings or bodies — and may add structured fields; pino's redaction is the backstop for a
+// field that should never have been passed.
+// Access lines, one per request, skip pino: the caller hands over their fields already serialised
+// (src/gateway/access-record.ts, from fragments kept per route and release) and the time comes from
+// a string kept per second. Lines are written in batches (./log-buffer.ts): an access line within
+// 1 s or 32 KiB, any other line at once (with the access lines before it, in order).
+// Lines that are a message alone are written the same way; pino (and the modules it requires: ~20 ms)
+// loads on the first line with fields, which its redaction checks.
 import { createRequire } from 'node:module';
-import type { DestinationStream, Logger as Pino } from 'pino';
+import type { Logger as Pino } from 'pino';
+import { bufferedLines, type LineSink } from './log-buffer.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,6 +26,11 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /**
+   * One access line (at info): `fields` is its body already serialised (`"reqId":"…","status":200`),
+   * secret-free by construction — redaction does not see it.
+   */
+  access(fields: string): void;
   /** Whether a call at this level would write anything (to skip building fields nobody reads). */
   enabled(level: Exclude<Level, 'silent'>): boolean;
 }
@@ -33,34 +43,65 @@ export function defaultLogFormat(): LogFormat {
   return process.stderr.isTTY ? 'pretty' : 'json';
 }
 
+/** All of a process's lines on stderr go through one buffer, so they keep their order. */
+let stderrLines: LineSink | undefined;
+
 /**
- * A logger at `level`. `write` receives each finished line (tests capture them); by default lines
- * go to stderr synchronously, so the last lines before an exit are never lost.
+ * A logger at `level`. `write` receives each finished line at once (tests capture them); by default
+ * lines go to stderr in batches (./log-buffer.ts), and on exit whatever is still queued.
  */
 export function createLogger(level: Level = 'info', write?: (line: string) => void, format: LogFormat = write ? 'json' : defaultLogFormat()): Logger {
+  const sink: LineSink = write ? { write, flush() {} } : (stderrLines ??= bufferedLines(2));
+  // A person at a terminal reads each line as it happens; a log shipper takes them in batches.
+  const pretty = format === 'pretty';
+  const emit = pretty ? (line: string) => { sink.write(prettyLine(line)); sink.flush(); } : (line: string) => sink.write(line);
   let p: Pino | undefined;
   const open = (): Pino => {
     const { pino } = require('pino') as typeof import('pino');
-    const sink: DestinationStream = write ? { write } : pino.destination({ dest: 2, sync: true });
-    const out: DestinationStream = format === 'pretty' ? { write: (line: string) => sink.write(prettyLine(line)) } : sink;
     return pino({
       level,
       base: { pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: () => `,"time":"${isoNow()}"`,
       formatters: { level: (label) => ({ level: label }) }, // "level":"warn", not 40: readable without a lookup table
       // Top-level paths only: fields are flat (LogFields), and wildcard paths cost ~8 µs a line.
       redact: { paths: REDACT, remove: true },
-    }, out);
+    }, { write: (line: string) => { emit(line); sink.flush(); } });
   };
   const threshold = RANK[level];
   const enabled = (lvl: Exclude<Level, 'silent'>) => RANK[lvl] >= threshold;
+  const pid = process.pid;
   const at = (lvl: Exclude<Level, 'silent'>) => (msg: string, fields?: LogFields) => {
     if (!enabled(lvl)) return;
-    p ??= open();
-    if (fields) p[lvl](fields, msg);
-    else p[lvl](msg);
+    if (fields) {
+      p ??= open();
+      p[lvl](fields, msg);
+    } else {
+      // The line pino would write, without loading it (the start-up notes: the gateway already listens).
+      emit(`{"level":"${lvl}","time":"${isoNow()}","pid":${pid},"msg":${JSON.stringify(msg)}}\n`);
+      sink.flush();
+    }
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled };
+  const infoOn = enabled('info');
+  const access = (fields: string) => {
+    if (infoOn) emit(`{"level":"info","time":"${isoNow()}","pid":${pid},${fields},"msg":"access"}\n`);
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), access, enabled };
+}
+
+/** "000".."999": the milliseconds of a time. */
+const MILLIS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+let second = -1;
+let secondIso = '';
+
+/** `new Date().toISOString()`, with the part up to the second built once per second. */
+export function isoNow(): string {
+  const now = Date.now();
+  const ms = now % 1000;
+  if (now - ms !== second) {
+    second = now - ms;
+    secondIso = new Date(second).toISOString().slice(0, 20); // "2026-11-27T05:17:46."
+  }
+  return secondIso + MILLIS[ms] + 'Z';
 }
 
 /** pino's level numbers: a line is written when its level ranks at or above the logger's. */
@@ -77,7 +118,7 @@ export function heldLogger(target: Logger): Logger & { release(): void } {
     else target[lvl](msg, fields);
   };
   return {
-    debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (lvl) => target.enabled(lvl),
+    debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), access: (fields) => target.access(fields), enabled: (lvl) => target.enabled(lvl),
     release() {
       const lines = held ?? [];
       held = undefined;

@@ -6,12 +6,19 @@
 // loader hashes its own folder into the cache key and finds the catalogue next to dist/, and both
 // must mean the same thing bundled or not. npm packages stay imports (loaded lazily where they are).
 import { build, type Plugin } from 'esbuild';
-import { readFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { copyFile, readdir, readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Tools under dist/tools/ bundled in place. */
 const TOOLS = ['diff-releases'];
+/**
+ * Entry points bundled in place with what they import later (`import()`) split into chunks beside
+ * them, so an npm package a lazy module imports stays lazy: the gateway's CLI, whose start-up to the
+ * first answer counts (bench/startup.ts: ~66 modules resolved and read one by one cost more than
+ * the code they hold). The modules stay unbundled under dist/ for the tests that import them.
+ */
+const SPLIT = ['src/cli'];
 
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const BANNER = '// Bundled by tools/bundle.ts from the tsc output of tools/ and src/ (npm run build); do not edit.';
@@ -51,4 +58,38 @@ async function bundle(tool: string): Promise<void> {
   });
 }
 
+/**
+ * tsc rewrites the entry only when its own source changed, but the bundle holds every module it
+ * imports: so the entry as tsc wrote it is kept beside it (`<name>.unbundled.js`) and the bundle
+ * is made again from that on every build.
+ */
+async function bundleSplit(entry: string): Promise<void> {
+  const file = join(DIST, `${entry}.js`);
+  const source = join(DIST, `${entry}.unbundled.js`);
+  if (!(await readFile(file, 'utf8')).slice(0, 200).includes(BANNER)) await copyFile(file, source); // after a #! line
+  const dir = dirname(file);
+  const name = basename(entry);
+  const { metafile } = await build({
+    entryPoints: { [name]: source },
+    outdir: dir,
+    chunkNames: `${name}-chunk-[hash]`,
+    allowOverwrite: true,
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    banner: { js: BANNER },
+    logLevel: 'warning',
+    plugins: [ownMetaUrl(file)], // chunks are written beside the entry: the same relative URLs hold for them
+    metafile: true,
+  });
+  // Chunks of earlier bundles, once the new ones are written (a process starting meanwhile finds its files).
+  const made = new Set(Object.keys(metafile.outputs).map((f) => basename(f)));
+  for (const f of await readdir(dir)) if (f.startsWith(`${name}-chunk-`) && !made.has(f)) await rm(join(dir, f));
+}
+
 for (const tool of TOOLS) await bundle(tool);
+for (const entry of SPLIT) await bundleSplit(entry);

@@ -32,10 +32,14 @@ export async function drive(port: number, n: number, latencies?: number[], concu
   return performance.now() - started;
 }
 
+/** A forwarder to measure: a forked node process (its CPU asked over IPC) or one that reads its own (`cpu`, µs: nginx). */
+export type Forwarder = { port: number } & ({ child: ChildProcess } | { cpu: () => Promise<number> });
+
 /** CPU per request (µs) of the forwarder `f` over `n` requests, and its requests per second. */
-export async function measure(f: { child: ChildProcess; port: number }, n: number, latencies?: number[]): Promise<{ cpuUs: number; rps: number }> {
-  const before = await cpuOf(f.child);
+export async function measure(f: Forwarder, n: number, latencies?: number[]): Promise<{ cpuUs: number; rps: number }> {
+  const cpu = 'cpu' in f ? f.cpu : () => cpuOf(f.child);
+  const before = await cpu();
   const ms = await drive(f.port, n, latencies);
-  const after = await cpuOf(f.child);
+  const after = await cpu();
   return { cpuUs: (after - before) / n, rps: n / (ms / 1000) };
 }

@@ -1,6 +1,8 @@
 // Forwarder, upstream and load-generator processes for the benches: forked from dist/bench/proxy/;
 // a server prints "port <n>" when it listens, a client says 'ready' over IPC. However the bench ends (a failed round, Ctrl-C), none is left behind.
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type StdioNull, type StdioPipe } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const children: ChildProcess[] = [];
@@ -13,10 +15,13 @@ export function track<T extends ChildProcess>(child: T): T {
   return child;
 }
 
-/** Fork `script` (relative to dist/bench/, or an absolute path) and resolve once it listens. */
-export function startProcess(script: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * Fork `script` (relative to dist/bench/, or an absolute path) and resolve once it listens. Its
+ * stderr is this process's unless `stderr` says otherwise (a log drain's pipe: ./log-drain.ts).
+ */
+export function startProcess(script: string, args: string[] = [], execArgv: string[] = [], stderr: StdioNull | StdioPipe | Writable = 'inherit'): Promise<{ child: ChildProcess; port: number }> {
   const file = script.startsWith('/') ? script : fileURLToPath(new URL(`../${script}`, import.meta.url));
-  const child = fork(file, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
+  const child = fork(file, args, { stdio: ['ignore', 'pipe', stderr, 'ipc'], execArgv });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -36,3 +41,11 @@ export function startClient(script: string, execArgv: string[] = []): Promise<Ch
     child.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
   });
 }
+
+/** A loopback port free right now (for a server that must be told its port: nginx, a spawned CLI). */
+export const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});

@@ -25,6 +25,27 @@ test('JSON lines: level by name, time, pid, message and fields; below the level 
   assert.not.ok(createLogger('silent', () => {}).enabled('error'));
 });
 
+test('a message alone is written without pino, as pino writes it (quotes, newlines, non-ASCII escaped alike)', () => {
+  const lines: string[] = [];
+  const log = createLogger('info', (l) => lines.push(l));
+  const msg = 'reload "x" refused:\n\tbad\u0001 ünï 🙂';
+  log.warn(msg); // own line
+  log.warn(msg, {}); // pino's line: it has (empty) fields
+  const [own, pinos] = lines.map((l) => l.replace(/"time":"[^"]*"/, '"time":"T"'));
+  assert.is(own, pinos);
+  assert.is((JSON.parse(lines[0]) as { msg: string }).msg, msg);
+});
+
+test('access lines: the fields given, between level, time, pid and msg; not below info', () => {
+  const lines: string[] = [];
+  createLogger('info', (l) => lines.push(l)).access('"reqId":"r1","status":200');
+  createLogger('warn', (l) => lines.push(l)).access('"reqId":"r2","status":200');
+  assert.is(lines.length, 1);
+  assert.match(lines[0], /^\{"level":"info","time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","pid":\d+,"reqId":"r1","status":200,"msg":"access"\}\n$/);
+  const t = Date.parse((JSON.parse(lines[0]) as { time: string }).time);
+  assert.ok(Math.abs(t - Date.now()) < 60_000, 'the time is now');
+});
+
 test('credential-like fields never reach a line', () => {
   const lines: string[] = [];
   const log = createLogger('debug', (l) => lines.push(l));

@@ -1,0 +1,102 @@
+// The access log as a gateway process writes it with its default settings: lines batched (32 KiB or
+// 1 s), none lost in an orderly stop or a fatal error, each one JSON object, in order; and a line of
+// light traffic shows within the flush interval, for an operator tailing the log.
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import { FLUSH_MS } from '../../src/log-buffer.js';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
+
+const test = suite('access log');
+let upstream: Upstream;
+
+test.before(async () => { upstream = await startUpstream({}); });
+test.after(async () => { await upstream.stop(); });
+
+type Line = Record<string, unknown>;
+const accessLines = (text: string): Line[] => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line).filter((r) => r.msg === 'access');
+
+test('10 000 requests then SIGTERM: 10 000 access lines, each JSON, in the order they were answered', async () => {
+  const gw = await startGatewayProcess(['--upstream', `exchange=${upstream.url}`]); // default log settings: info, JSON to stderr (a pipe)
+  const LANES = 8, EACH = 1250;
+  const agent = new Agent({ connections: LANES });
+  try {
+    // Each lane sends its next request once the previous is answered: its lines must appear in its order.
+    await Promise.all(Array.from({ length: LANES }, async (_, lane) => {
+      for (let i = 0; i < EACH; i++) {
+        const r = await agent.request({ origin: gw.url, path: '/api/v3/ping', method: 'GET', headers: { 'x-request-id': `lane${lane}-${i}` } });
+        await r.body.dump();
+      }
+    }));
+  } finally {
+    await agent.close();
+  }
+  const exited = new Promise<number | null>((resolve) => gw.child.once('exit', (code) => resolve(code)));
+  gw.child.kill('SIGTERM');
+  assert.is(await exited, 0);
+  const text = gw.output();
+  const lines = text.split('\n').filter((l) => l.startsWith('{'));
+  for (const l of lines) {
+    try { JSON.parse(l); } catch { assert.unreachable(`a torn line, or two run together: ${l}`); }
+  }
+  const access = accessLines(text);
+  assert.is(access.length, LANES * EACH);
+  const next = new Array<number>(LANES).fill(0);
+  for (const a of access) {
+    const m = /^lane(\d)-(\d+)$/.exec(String(a.reqId));
+    assert.ok(m, `reqId ${String(a.reqId)}`);
+    assert.is(Number(m[2]), next[Number(m[1])]++, `lane ${m[1]} out of order`);
+    assert.is(a.route, '/api/v3/ping');
+    assert.is(typeof a.status, 'number');
+  }
+  const times = access.map((a) => Date.parse(String(a.time)));
+  assert.ok(times.every((t, i) => i === 0 || t >= times[i - 1]), 'times never go back');
+});
+
+test('light traffic: a request\'s line shows within the flush interval, not at once', async () => {
+  const gw = await startGatewayProcess(['--upstream', `exchange=${upstream.url}`]);
+  try {
+    const t0 = performance.now();
+    const res = await fetch(`${gw.url}/api/v3/ping`, { headers: { 'x-request-id': 'tail-me' } });
+    await res.arrayBuffer();
+    const answered = performance.now() - t0;
+    // The reference: how late this process's own timer of the same interval fires under the machine's load now.
+    const lateness = new Promise<number>((resolve) => { const s = performance.now(); setTimeout(() => resolve(performance.now() - s - FLUSH_MS), FLUSH_MS); });
+    const seenAt = await new Promise<number>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (gw.output().includes('"reqId":"tail-me"')) { clearInterval(timer); resolve(performance.now() - t0); }
+        if (performance.now() - t0 > 10 * FLUSH_MS) { clearInterval(timer); reject(new Error(`no access line after ${10 * FLUSH_MS} ms:\n${gw.output()}`)); }
+      }, 10);
+    });
+    const late = await lateness;
+    assert.ok(seenAt <= FLUSH_MS + answered + late + 250, `line seen ${seenAt.toFixed(0)} ms after the request (answered in ${answered.toFixed(0)} ms; a ${FLUSH_MS} ms timer here fired ${late.toFixed(0)} ms late)`);
+    assert.ok(seenAt >= FLUSH_MS / 2, `seen after ${seenAt.toFixed(0)} ms: written at once, not batched`);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('a fatal error: the lines queued before it are written before the process dies', async () => {
+  const file = join(tempDir('access-log-'), 'log');
+  const fd = openSync(file, 'w');
+  const script = `
+    import { createLogger } from ${JSON.stringify(join(ROOT, 'dist/src/log.js'))};
+    const log = createLogger('info');
+    for (let i = 0; i < 500; i++) log.access('"reqId":"r' + i + '","status":200');
+    setTimeout(() => { throw new Error('fatal'); }, 10);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', fd] });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  closeSync(fd);
+  assert.is(code, 1);
+  const text = readFileSync(file, 'utf8');
+  assert.match(text, /Error: fatal/);
+  const access = accessLines(text);
+  assert.equal(access.map((a) => a.reqId), Array.from({ length: 500 }, (_, i) => `r${i}`));
+  assert.ok(text.indexOf('"reqId":"r499"') < text.indexOf('Error: fatal'), 'the queued lines come before the error');
+});
+
+test.run();
