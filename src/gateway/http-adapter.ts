@@ -9,12 +9,12 @@
 //     the gateway send the upstream more than it reads;
 //   - a request whose client has gone before it is dispatched is never dispatched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
-import { CLIENT_CLOSED, CONNECTION_CUT, markCut, recordRequest, recordUnrouted } from './access-record.js';
+import { CONNECTION_CUT, recordRequest, recordUnrouted } from './access-record.js';
 import { Deadlines, type Deadline } from './deadlines.js';
-import { answer, ClientGone, envelope, GatewayError, render } from './errors.js';
-import { REASONS } from '../catalogue/reasons.js';
+import { ClientGone, GatewayError } from './errors.js';
+import { cancel, failSafely } from './failure-answer.js';
+import { connFor, connOf, next, wait, type Conn, type TrackedSocket } from './pipelining.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
 import { ownHeaders } from './own-headers.js';
@@ -40,18 +40,6 @@ export interface HttpAdapter {
   inFlight(): number;
 }
 
-/** Per-connection state, kept on the socket. */
-interface Conn {
-  active: number;
-  queue: [IncomingMessage, ServerResponse, number][];
-  paused: boolean;
-}
-
-const CONN = Symbol('gateway.conn');
-type TrackedSocket = Socket & { [CONN]?: Conn; _paused?: boolean; parser?: { pause(): void; resume(): void } | null };
-/** A flood beyond this many parsed-but-waiting requests on one connection is abuse: the connection is cut. */
-const QUEUE_HARD_LIMIT = 1024;
-
 /** An exchange with its place among the deadlines: one object per request. */
 type TimedExchange = Exchange & Deadline;
 
@@ -64,19 +52,16 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     const socket = req.socket as TrackedSocket;
     if (!socket.writable) {
       // Refused at connect (over --max-connections: that refusal has its line), or cut after a flood.
-      if (socket[CONN]) {
+      if (connOf(socket)) {
         assignIdentity(req);
         recordUnrouted(o, req, arrived, CONNECTION_CUT);
       }
       return void socket.destroy();
     }
     assignIdentity(req); // before anything can answer: every answer, refusals included, carries the id
-    let conn = socket[CONN];
-    if (!conn) socket[CONN] = conn = { active: 0, queue: [], paused: false };
+    const conn = connFor(socket);
     if (conn.active < o.maxPipelined) return start(conn, socket, req, res, arrived);
-    conn.queue.push([req, res, arrived]);
-    if (conn.queue.length > QUEUE_HARD_LIMIT) return cut(conn, socket);
-    pause(conn, socket);
+    wait(o, conn, socket, req, res, arrived);
   }
 
   function start(conn: Conn, socket: TrackedSocket, req: IncomingMessage, res: ServerResponse, arrived: number): void {
@@ -89,7 +74,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       done = true;
       conn.active--;
       inFlight--;
-      next(conn, socket);
+      next(o, conn, socket, o.maxPipelined, start);
     };
     if ((req.url ?? '').startsWith('/_gateway/')) {
       res.once('close', () => {
@@ -115,7 +100,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     } catch (e) {
       run = Promise.reject(e); // the connection boundary: whatever selection throws is an answer, never a crash
     }
-    run.catch((e) => failSafely(ex, e));
+    run.catch((e) => failSafely(ex, e, o.logger));
   }
 
   /** A release not served: answered in the envelope of the service owning the path. */
@@ -132,88 +117,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       : new GatewayError('requestTimeout', `request not received within the gateway's deadline of ${o.timeoutMs} ms`, { connection: 'close' });
     cancel(ex, reason);
     if (ex.res.headersSent) ex.res.destroy();
-    else failSafely(ex, reason);
-  }
-
-  function cancel(ex: Exchange, reason: unknown): void {
-    if (ex.cancellation.gone) return;
-    ex.cancellation.gone = true;
-    ex.cancellation.reason = reason;
-    ex.cancellation.cancel?.(reason);
-  }
-
-  /**
-   * Render an error in the owning service's envelope, once; a second failure of the same request is
-   * dropped. The boundary of every answer: nothing thrown here reaches the process (see failSafely).
-   */
-  function fail(ex: Exchange, e: unknown): void {
-    const { req, res } = ex;
-    if (res.headersSent || res.destroyed) return;
-    const where = `${req.method} ${(req.url ?? '').split('?')[0]}`;
-    const a = render(e, ex.view?.service, where, o.logger);
-    if (a.body === undefined) return void res.destroy();
-    try {
-      send(ex, a.status, { ...ex.own, ...a.headers }, a.body);
-    } catch (err) {
-      // A header value node refuses (ERR_INVALID_CHAR…), which some stage or hook let through — the
-      // same one a success answer tripped on before landing here: this request alone gets a plain
-      // 500 without the gateway's own headers, and a log line naming the header (never its value).
-      o.logger.error(`${where} → 500: answer not writable: ${(err as Error)?.message ?? String(err)}`);
-      if (res.headersSent) return void res.destroy();
-      const plain = answer(500, {}, envelope(ex.view?.service, 'unknown', REASONS.unknown.message));
-      send(ex, plain.status, plain.headers, plain.body!);
-    }
-  }
-
-  function send(ex: Exchange, status: number, headers: Record<string, string | number>, body: string): void {
-    const { req, res } = ex;
-    res.writeHead(status, { ...headers, 'x-request-id': ex.id, 'content-length': Buffer.byteLength(body) });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    // A body still arriving (a 413, a 408) is not worth reading: close once the answer is out.
-    if (!ex.bodyRead && !req.complete) res.once('finish', () => req.socket.destroySoon());
-  }
-
-  /** fail(), and if even the plain answer cannot be written, the connection is cut: never an uncaught error. */
-  function failSafely(ex: Exchange, e: unknown): void {
-    try {
-      fail(ex, e);
-    } catch (err) {
-      o.logger.error(`${ex.req.method} ${(ex.req.url ?? '').split('?')[0]}: no answer could be written, connection cut: ${(err as Error)?.stack ?? String(err)}`);
-      ex.res.destroy();
-    }
-  }
-
-  /** A flood past the hard limit: drop the connection; each request it queued gets its access line. */
-  function cut(conn: Conn, socket: TrackedSocket): void {
-    for (const [req, , arrived] of conn.queue.splice(0)) recordUnrouted(o, req, arrived, CONNECTION_CUT);
-    markCut(socket);
-    socket.destroy();
-  }
-
-  function pause(conn: Conn, socket: TrackedSocket): void {
-    if (conn.paused && socket._paused) return; // (node may have resumed it on its own 'drain')
-    conn.paused = true;
-    // node:http's own back-pressure flag: with it set, the server also pauses its parser and does
-    // not resume the socket behind our back (it does the same when a client stops reading answers).
-    socket._paused = true;
-    socket.pause();
-  }
-
-  function next(conn: Conn, socket: TrackedSocket): void {
-    while (conn.queue.length && conn.active < o.maxPipelined) {
-      const [req, res, arrived] = conn.queue.shift()!;
-      if (socket.destroyed || res.destroyed) { // the client left while this request waited: never dispatch it
-        recordUnrouted(o, req, arrived, CLIENT_CLOSED);
-        continue;
-      }
-      start(conn, socket, req, res, arrived);
-    }
-    if (conn.paused && conn.queue.length === 0 && !socket.destroyed) {
-      conn.paused = false;
-      socket._paused = false;
-      socket.parser?.resume();
-      socket.resume();
-    }
+    else failSafely(ex, reason, o.logger);
   }
 
   return { handler, inFlight: () => inFlight };
