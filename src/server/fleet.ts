@@ -59,38 +59,61 @@ export interface FleetOptions {
 }
 
 export function joinFleet(o: FleetOptions): Fleet {
-  const { Redis } = require('ioredis') as typeof import('ioredis');
-  const options = { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, commandTimeout: 1000, retryStrategy: (n: number) => Math.min(100 * n, 2000) };
-  const client: RedisClient = new Redis(o.url, options);
-  const subscriber: RedisClient = new Redis(o.url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
-  const name = shown(o.url, true);
-  const replica = o.replica ?? `${hostname()}:${process.pid}`;
-  let target: string | null = null;
-  let replicas: FleetStatus['replicas'] = [];
-  let connected = false;
-  let closed = false;
-  let retry: { hash: string; left: number; timer?: NodeJS.Timeout } | undefined;
-  let down = false;
-  const onError = (e: Error) => {
-    connected = false;
-    if (down) return;
-    down = true;
-    o.logger.warn(`fleet store ${name} unreachable (${e.message}); serving catalogue ${o.hash()} meanwhile`);
-  };
-  client.on('error', onError);
-  subscriber.on('error', onError);
-  client.on('ready', () => {
-    if (down) o.logger.info(`fleet store ${name} reachable again`);
-    down = false;
-    void beat();
-  });
+  return new FleetMember(o);
+}
+
+class FleetMember implements Fleet {
+  private readonly client: RedisClient;
+  private readonly subscriber: RedisClient;
+  private readonly name: string;
+  private readonly replica: string;
+  private readonly timer: NodeJS.Timeout;
+  private target: string | null = null;
+  private replicas: FleetStatus['replicas'] = [];
+  private connected = false;
+  private closed = false;
+  private down = false;
+  private retry: { hash: string; left: number; timer?: NodeJS.Timeout } | undefined;
+
+  constructor(private readonly o: FleetOptions) {
+    const { Redis } = require('ioredis') as typeof import('ioredis');
+    const options = { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, commandTimeout: 1000, retryStrategy: (n: number) => Math.min(100 * n, 2000) };
+    this.client = new Redis(o.url, options);
+    this.subscriber = new Redis(o.url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
+    this.name = shown(o.url, true);
+    this.replica = o.replica ?? `${hostname()}:${process.pid}`;
+    const onError = (e: Error) => this.unreachable(e);
+    this.client.on('error', onError);
+    this.subscriber.on('error', onError);
+    this.client.on('ready', () => {
+      if (this.down) o.logger.info(`fleet store ${this.name} reachable again`);
+      this.down = false;
+      void this.beat();
+    });
+    void this.subscriber.subscribe(CHANNEL).catch(onError);
+    this.subscriber.on('message', (_channel: string, text: string) => this.published(text));
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.timer.unref();
+    void this.beat();
+    o.metrics.addGauge('gateway_fleet_agree', 'Every live replica of the fleet serves the same catalogue hash (1) or not (0).', () => (this.status().agree ? 1 : 0));
+    o.metrics.addGauge('gateway_fleet_converged', 'This replica serves the catalogue hash the fleet was last told to serve (1) or not (0).', () => (this.status().converged ? 1 : 0));
+    o.metrics.addGauge('gateway_fleet_replicas', 'Replicas reporting to the fleet store now.', () => this.status().replicas.length);
+  }
+
+  private unreachable(e: Error): void {
+    this.connected = false;
+    if (this.down) return;
+    this.down = true;
+    this.o.logger.warn(`fleet store ${this.name} unreachable (${e.message}); serving catalogue ${this.o.hash()} meanwhile`);
+  }
 
   /** Report this replica's hash; read the target and every replica's hash. */
-  async function beat(): Promise<void> {
-    if (closed) return;
+  private async beat(): Promise<void> {
+    if (this.closed) return;
+    const { client } = this;
     try {
-      await client.set(`${PREFIX}:replica:${replica}`, o.hash(), 'EX', TTL_S);
-      target = JSON.parse((await client.get(`${PREFIX}:target`)) ?? 'null')?.hash ?? null;
+      await client.set(`${PREFIX}:replica:${this.replica}`, this.o.hash(), 'EX', TTL_S);
+      this.target = JSON.parse((await client.get(`${PREFIX}:target`)) ?? 'null')?.hash ?? null;
       const keys: string[] = [];
       let cursor = '0';
       do {
@@ -99,25 +122,36 @@ export function joinFleet(o: FleetOptions): Fleet {
         cursor = next;
       } while (cursor !== '0' && keys.length < 10_000);
       const hashes = keys.length ? await client.mget(...keys) : [];
-      replicas = keys.map((k, i) => ({ replica: k.slice(`${PREFIX}:replica:`.length), hash: hashes[i] ?? '' })).filter((r) => r.hash).sort((a, b) => a.replica.localeCompare(b.replica));
-      connected = true;
-      if (target && target !== o.hash() && !retry) follow(target, 'on start-up or after an outage');
+      this.replicas = keys.map((k, i) => ({ replica: k.slice(`${PREFIX}:replica:`.length), hash: hashes[i] ?? '' })).filter((r) => r.hash).sort((a, b) => a.replica.localeCompare(b.replica));
+      this.connected = true;
+      if (this.target && this.target !== this.o.hash() && !this.retry) this.follow(this.target, 'on start-up or after an outage');
     } catch (e) {
-      onError(e as Error);
+      this.unreachable(e as Error);
     }
   }
 
+  /** A notice on the channel: another replica applied a reload. */
+  private published(text: string): void {
+    let msg: { hash?: unknown; replica?: unknown };
+    try { msg = JSON.parse(text); } catch { return; }
+    if (typeof msg.hash !== 'string' || !/^[0-9a-f]{16}$/.test(msg.hash)) return;
+    this.target = msg.hash;
+    if (msg.replica === this.replica || msg.hash === this.o.hash()) return void this.beat();
+    this.follow(msg.hash, `published by ${String(msg.replica).slice(0, 80)}`);
+  }
+
   /** Reload towards `hash` from this replica's copy; while the copy differs, try again (bounded). */
-  function follow(hash: string, why: string): void {
-    if (retry) clearTimeout(retry.timer);
-    retry = { hash, left: RETRIES };
+  private follow(hash: string, why: string): void {
+    if (this.retry) clearTimeout(this.retry.timer);
+    const retry: { hash: string; left: number; timer?: NodeJS.Timeout } = { hash, left: RETRIES };
+    this.retry = retry;
     const attempt = async () => {
-      if (closed || !retry || retry.hash !== hash) return;
-      const outcome = await o.reload(`${FLEET_TRIGGER} catalogue ${hash} (${why})`, hash);
-      if (outcome.ok || o.hash() === hash || --retry.left <= 0) {
-        if (!outcome.ok && o.hash() !== hash) o.logger.warn(`fleet: this replica's catalogue copy still differs from the fleet's (${hash}) after ${RETRIES} tries; serving ${o.hash()}`);
-        retry = undefined;
-        void beat();
+      if (this.closed || this.retry !== retry) return;
+      const outcome = await this.o.reload(`${FLEET_TRIGGER} catalogue ${hash} (${why})`, hash);
+      if (outcome.ok || this.o.hash() === hash || --retry.left <= 0) {
+        if (!outcome.ok && this.o.hash() !== hash) this.o.logger.warn(`fleet: this replica's catalogue copy still differs from the fleet's (${hash}) after ${RETRIES} tries; serving ${this.o.hash()}`);
+        if (this.retry === retry) this.retry = undefined;
+        void this.beat();
         return;
       }
       retry.timer = setTimeout(() => void attempt(), RETRY_MS);
@@ -126,42 +160,26 @@ export function joinFleet(o: FleetOptions): Fleet {
     void attempt();
   }
 
-  void subscriber.subscribe(CHANNEL).catch(onError);
-  subscriber.on('message', (_channel: string, text: string) => {
-    let msg: { hash?: unknown; replica?: unknown };
-    try { msg = JSON.parse(text); } catch { return; }
-    if (typeof msg.hash !== 'string' || !/^[0-9a-f]{16}$/.test(msg.hash)) return;
-    target = msg.hash;
-    if (msg.replica === replica || msg.hash === o.hash()) return void beat();
-    follow(msg.hash, `published by ${String(msg.replica).slice(0, 80)}`);
-  });
-  const timer = setInterval(() => void beat(), HEARTBEAT_MS);
-  timer.unref();
-  void beat();
-
-  const status = (): FleetStatus => {
-    const hash = o.hash();
+  status(): FleetStatus {
+    const hash = this.o.hash();
+    const { replica, replicas } = this;
     const seen = replicas.some((r) => r.replica === replica) ? replicas : [...replicas, { replica, hash }];
     const now = seen.map((r) => (r.replica === replica ? { replica, hash } : r));
-    return { replica, target, hash, converged: target === null || target === hash, agree: new Set(now.map((r) => r.hash)).size === 1, replicas: now, connected };
-  };
-  o.metrics.addGauge('gateway_fleet_agree', 'Every live replica of the fleet serves the same catalogue hash (1) or not (0).', () => (status().agree ? 1 : 0));
-  o.metrics.addGauge('gateway_fleet_converged', 'This replica serves the catalogue hash the fleet was last told to serve (1) or not (0).', () => (status().converged ? 1 : 0));
-  o.metrics.addGauge('gateway_fleet_replicas', 'Replicas reporting to the fleet store now.', () => status().replicas.length);
-  return {
-    publish(hash) {
-      target = hash;
-      const text = JSON.stringify({ hash, replica, at: new Date().toISOString() });
-      void client.set(`${PREFIX}:target`, text).then(() => client.publish(CHANNEL, text)).then(() => beat(), onError);
-    },
-    status,
-    async close() {
-      closed = true;
-      clearInterval(timer);
-      if (retry) clearTimeout(retry.timer);
-      await client.del(`${PREFIX}:replica:${replica}`).catch(() => {});
-      client.disconnect(false);
-      subscriber.disconnect(false);
-    },
-  };
+    return { replica, target: this.target, hash, converged: this.target === null || this.target === hash, agree: new Set(now.map((r) => r.hash)).size === 1, replicas: now, connected: this.connected };
+  }
+
+  publish(hash: string): void {
+    this.target = hash;
+    const text = JSON.stringify({ hash, replica: this.replica, at: new Date().toISOString() });
+    void this.client.set(`${PREFIX}:target`, text).then(() => this.client.publish(CHANNEL, text)).then(() => this.beat(), (e: Error) => this.unreachable(e));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry.timer);
+    await this.client.del(`${PREFIX}:replica:${this.replica}`).catch(() => {});
+    this.client.disconnect(false);
+    this.subscriber.disconnect(false);
+  }
 }
