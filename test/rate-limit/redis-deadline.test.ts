@@ -26,11 +26,13 @@ test.before(async () => {
   [up, redis] = await Promise.all([startUpstream(), startRedis()]);
   const args = (fail: string) => ['--release', '3.12.0', '--upstream', `exchange=${up.url}`, '--catalogue', catalogue,
     '--rate-limit-store', redis.url, '--rate-limit-fail', fail, '--timeout', String(REQUEST_TIMEOUT_MS), '--log-level', 'info'];
-  // The setting by flag for one, by environment for the other.
-  [open, closed] = await Promise.all([
-    startGatewayProcess([...args('open'), '--rate-limit-redis-timeout', String(REDIS_TIMEOUT_MS)]),
-    startGatewayProcess(args('closed'), { GATEWAY_RATE_LIMIT_REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS) }),
+  // The setting by flag for one, by environment for the other. Each is kept as soon as it started,
+  // so that test.after stops it even if the other failed to start.
+  const started = await Promise.allSettled([
+    startGatewayProcess([...args('open'), '--rate-limit-redis-timeout', String(REDIS_TIMEOUT_MS)]).then((p) => (open = p)),
+    startGatewayProcess(args('closed'), { GATEWAY_RATE_LIMIT_REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS) }).then((p) => (closed = p)),
   ]);
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
 });
 test.after(async () => {
   redis.child.kill('SIGCONT');
