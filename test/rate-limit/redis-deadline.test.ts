@@ -26,11 +26,13 @@ test.before(async () => {
   [up, redis] = await Promise.all([startUpstream(), startRedis()]);
   const args = (fail: string) => ['--release', '3.12.0', '--upstream', `exchange=${up.url}`, '--catalogue', catalogue,
     '--rate-limit-store', redis.url, '--rate-limit-fail', fail, '--timeout', String(REQUEST_TIMEOUT_MS), '--log-level', 'info'];
-  // The setting by flag for one, by environment for the other.
-  [open, closed] = await Promise.all([
-    startGatewayProcess([...args('open'), '--rate-limit-redis-timeout', String(REDIS_TIMEOUT_MS)]),
-    startGatewayProcess(args('closed'), { GATEWAY_RATE_LIMIT_REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS) }),
+  // The setting by flag for one, by environment for the other. Each is kept as soon as it started,
+  // so that test.after stops it even if the other failed to start.
+  const started = await Promise.allSettled([
+    startGatewayProcess([...args('open'), '--rate-limit-redis-timeout', String(REDIS_TIMEOUT_MS)]).then((p) => (open = p)),
+    startGatewayProcess(args('closed'), { GATEWAY_RATE_LIMIT_REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS) }).then((p) => (closed = p)),
   ]);
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
 });
 test.after(async () => {
   redis.child.kill('SIGCONT');
@@ -59,8 +61,12 @@ test('SIGSTOP: open forwards and closed answers 503 within a small multiple of t
   }
   redis.child.kill('SIGSTOP');
   try {
+    // Three rounds; each judged against a reference measured with it (a request that never asks
+    // Redis: the machine's load included). The best round must be within the bound: a gateway that
+    // waited for Redis would wait --timeout in every round, while one busy moment of a shared
+    // machine only spoils a round.
+    const over: Record<'open' | 'closed', string[]> = { open: [], closed: [] };
     for (let round = 0; round < 3; round++) {
-      // The reference: a request that never asks Redis, measured now (the machine's load included).
       const ref = Math.max(...(await Promise.all([timed(open.url + UNLIMITED), timed(closed.url + UNLIMITED)])).map((r) => r.ms));
       // A small multiple of the Redis deadline (the first request waits it out), plus the machine's slowness now.
       const bound = 3 * ref + 4 * REDIS_TIMEOUT_MS;
@@ -68,8 +74,11 @@ test('SIGSTOP: open forwards and closed answers 503 within a small multiple of t
       assert.is(o.status, 200, `fail open forwards (round ${round})`);
       assert.equal([c.status, c.code], [503, -1008], `fail closed refuses (round ${round})`);
       for (const [mode, r] of [['open', o], ['closed', c]] as const) {
-        assert.ok(r.ms < bound, `${mode}: answered in ${r.ms.toFixed(0)} ms with Redis stopped; bound ${bound.toFixed(0)} ms (an unlimited request took ${ref.toFixed(0)} ms; --timeout is ${REQUEST_TIMEOUT_MS} ms)`);
+        if (r.ms >= bound) over[mode].push(`round ${round}: ${r.ms.toFixed(0)} ms, bound ${bound.toFixed(0)} ms (an unlimited request took ${ref.toFixed(0)} ms)`);
       }
+    }
+    for (const mode of ['open', 'closed'] as const) {
+      assert.ok(over[mode].length < 3, `${mode}: every round answered past its bound with Redis stopped (--timeout is ${REQUEST_TIMEOUT_MS} ms): ${over[mode].join('; ')}`);
     }
     // Many at once: none waits for Redis (only the first noticed its silence).
     const burst = await Promise.all(Array.from({ length: 20 }, () => timed(closed.url + LIMITED)));
