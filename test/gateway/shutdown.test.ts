@@ -3,7 +3,7 @@
 // whose event loop stops is replaced.
 import { execFileSync, spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { get } from 'node:http';
+import { get, type ClientRequest } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
@@ -116,7 +116,8 @@ test('--workers: a worker whose event loop stops is replaced and the gateway kee
     // A keep-alive connection the killed worker held dies with it (an HTTP client sees that as a
     // reset); the gateway itself serves on: new connections, each closed after its answer, all 200.
     const ping = () => new Promise<number>((resolve, reject) => {
-      get(`${gw.url}/api/v3/ping`, { agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject);
+      get(`${gw.url}/api/v3/ping`, { agent: false, timeout: 5000 }, (res) => { res.resume(); resolve(res.statusCode ?? 0); })
+        .on('timeout', function (this: ClientRequest) { this.destroy(new Error('no answer in 5 s')); }).on('error', reject);
     });
     for (let i = 0; i < 50 && (await ping().catch(() => 0)) !== 200; i++) await sleep(100);
     for (let i = 0; i < 6; i++) assert.is(await ping(), 200);
