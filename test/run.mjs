@@ -114,7 +114,7 @@ function judge({ out, status, timedOut }) {
   let bad = total - ok + skip;
   let why = skip ? `${skip} test(s) skipped: a test that cannot run is a failure (make it run, or remove it)` : '';
   if (timedOut) {
-    const tail = out.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
+    const tail = out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
     why = `exceeded the per-file limit of ${FILE_LIMIT_MS / 1000} s (TEST_FILE_LIMIT_S); killed with every process it started. Its last output lines:\n${tail}`;
     bad = Math.max(1, bad);
   } else if (!/Total:\s+\d+/.test(out)) { why = `no uvu summary (exit ${status}): the file crashed or never called .run()`; bad = Math.max(1, bad); }
