@@ -21,6 +21,7 @@ import { serveAggregateMetrics } from './cluster-metrics.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
 import { securityHooks } from './gateway/signing/setup.js';
+import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
 export interface WorkerReady {
   ready: string;
@@ -82,6 +83,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
       if (++ready === config.workers) {
         serving = true;
         console.log(`listening on ${m.ready} (${config.workers} workers)`);
+        void warnUnreachableUpstreams(upstreamTargets(catalogue, config.upstreams), (message) => logger.warn(message)); // once, here, not per worker
       }
     });
     return w;
