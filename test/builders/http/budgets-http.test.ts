@@ -69,7 +69,7 @@ for (const [path, body, script] of [
   });
 }
 
-test('the 11 250-asset send_lovelace body → 400 from the input limit within 100 ms of reading it', async () => {
+test('the 11 250-asset send_lovelace body → 400 from the input limit, within 500 ms of reading it', async () => {
   const req = sendLovelaceRequest();
   const policy = 'ab'.repeat(28);
   const amount = [{ unit: 'lovelace', quantity: '5000000' }];
@@ -85,7 +85,9 @@ test('the 11 250-asset send_lovelace body → 400 from the input limit within 10
   assert.is(r.status, 400);
   assert.match(r.body.error!, /inputs\[0\]\.output\.amount/);
   assert.match(r.body.error!, /256/);
-  assert.ok(took < read.ms + 100, `took ${took.toFixed(0)} ms; reading and parsing the same bytes took ${read.ms.toFixed(0)} ms`);
+  // Idle, ~100 ms in all; at load 19 on 2 cores, 289 ms more than the reference (the object graph's
+  // garbage collection is the difference). Building a transaction of 11 250 assets would take seconds.
+  assert.ok(took < read.ms + 500, `took ${took.toFixed(0)} ms; reading and parsing the same bytes took ${read.ms.toFixed(0)} ms`);
 });
 
 test.run();
