@@ -1,6 +1,7 @@
 // Issue 12 through the gateway: builds run off the request loop, so a never-terminating Plutus
 // script is a 400 within 2 s while health answers promptly throughout, and an oversized body is
 // refused by the catalogue's input limits before any transaction work.
+import { Worker } from 'node:worker_threads';
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
 import type { RunningGateway } from '../../../src/server.js';
@@ -24,7 +25,20 @@ test.before(async () => {
 });
 test.after(async () => { await gw.close(); });
 
-/** Poll health every 20 ms for `ms`, with nothing else running: the slowest answer, the reference. */
+/**
+ * The reference: poll health every 20 ms for `ms` while a thread of this process spins, as the
+ * builder thread does during a build (same competition for the cores, no gateway work): the slowest answer.
+ */
+async function healthBesideSpinningThread(ms: number): Promise<number> {
+  const spinner = new Worker('for (;;) {}', { eval: true });
+  await new Promise((r) => spinner.once('online', r));
+  try {
+    return await healthAlone(ms);
+  } finally {
+    await spinner.terminate();
+  }
+}
+
 async function healthAlone(ms: number): Promise<number> {
   let slowest = 0;
   for (const end = performance.now() + ms; performance.now() < end; await new Promise((r) => setTimeout(r, 20))) {
@@ -56,7 +70,7 @@ for (const [path, body, script] of [
   ['/unlock_fund', omegaUnlockRequest(), /spend redeemer #\d+/],
 ] as const) {
   test(`${path} with a never-terminating script → 400 naming the script and the budget within 2 s; health stays prompt`, async () => {
-    const alone = await healthAlone(300);
+    const alone = await healthBesideSpinningThread(500);
     const t0 = performance.now();
     const { value: r, slowestMs } = await healthDuring(post(path, body));
     const took = performance.now() - t0;
@@ -64,8 +78,10 @@ for (const [path, body, script] of [
     assert.match(r.body.error!, script);
     assert.match(r.body.error!, /execution budget \(mem 14000000, steps 10000000000/);
     assert.ok(took < 2000, `answered after ${took.toFixed(0)} ms`);
-    // A build on the request loop would hold health for the whole build (seconds).
-    assert.ok(slowestMs < alone + 100, `health took up to ${slowestMs.toFixed(0)} ms (${alone.toFixed(0)} ms with no build)`);
+    // A build on the request loop would hold health for the whole build (a second or more); the
+    // first build's extra main-thread work (a collection in this process, which also hosts the
+    // gateway) cost up to 111 ms over the reference under load, so the margin is 300 ms.
+    assert.ok(slowestMs < alone + 300, `health took up to ${slowestMs.toFixed(0)} ms (${alone.toFixed(0)} ms beside a spinning thread)`);
   });
 }
 
