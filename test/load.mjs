@@ -27,7 +27,15 @@ const root = new URL('..', import.meta.url);
 const hogs = Array.from({ length: hogCount }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
 const killHogs = () => { for (const h of hogs) h.kill('SIGKILL'); };
 process.on('exit', killHogs);
-for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => { killHogs(); process.exit(130); });
+let current = null; // the suite run in progress: stopped with this script, so it can kill its files' processes
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    killHogs();
+    if (!current) process.exit(130);
+    current.once('close', () => process.exit(130));
+    current.kill(sig);
+  });
+}
 console.log(`test:load: ${hogCount} busy-looping process(es) (pids ${hogs.map((h) => h.pid).join(', ')}), ${runs} run(s)`);
 
 /** One suite run; resolves with its closing counts and wall time. */
@@ -36,9 +44,11 @@ function runSuite() {
     const started = Date.now();
     const { TEST_TOTALS_FILE: _, ...env } = process.env; // this script appends the runs' sum, once
     const child = spawn(process.execPath, [new URL('run.mjs', import.meta.url).pathname, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    current = child;
     let last = '';
     child.stdout.on('data', (d) => { process.stdout.write(d); last = (last + d).slice(-2000); });
     child.once('close', (status) => {
+      current = null;
       const m = /(\d+) passed, (\d+) failed/.exec(last.split('\n').filter(Boolean).at(-1) ?? '');
       resolve({ passed: Number(m?.[1] ?? 0), failed: m ? Number(m[2]) : 1, status, s: (Date.now() - started) / 1000 });
     });
