@@ -49,6 +49,7 @@ export function unreachable(url: string, timeoutMs: number): Promise<string | nu
   }
   return new Promise((resolve) => {
     const socket = connect({ host, port });
+    socket.unref(); // a check in progress never keeps the process alive (a gateway stopped at once exits at once)
     const done = (why: string | null) => { socket.destroy(); resolve(why); };
     socket.setTimeout(timeoutMs, () => done(`no connection within ${timeoutMs} ms`));
     socket.once('connect', () => done(null));
