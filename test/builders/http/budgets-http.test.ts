@@ -78,10 +78,10 @@ for (const [path, body, script] of [
     assert.match(r.body.error!, script);
     assert.match(r.body.error!, /execution budget \(mem 14000000, steps 10000000000/);
     assert.ok(took < 2000, `answered after ${took.toFixed(0)} ms`);
-    // A build on the request loop would hold health for the whole build (a second or more); the
-    // first build's extra main-thread work (a collection in this process, which also hosts the
-    // gateway) cost up to 111 ms over the reference under load, so the margin is 300 ms.
-    assert.ok(slowestMs < alone + 300, `health took up to ${slowestMs.toFixed(0)} ms (${alone.toFixed(0)} ms beside a spinning thread)`);
+    // A build on the request loop would hold a health check for about the whole build: one that
+    // waits half of it, or more than the reference + 300 ms, says the loop was held. (Under load the
+    // first build's extra main-thread work cost 111 ms over the reference at load 19, 544 at load 39.)
+    assert.ok(slowestMs < Math.max(alone + 300, took / 2), `health took up to ${slowestMs.toFixed(0)} ms (${alone.toFixed(0)} ms beside a spinning thread; the build ${took.toFixed(0)} ms)`);
   });
 }
 
