@@ -42,7 +42,7 @@ test('SIGTERM to `npm start` stops the gateway: the port is free again', async (
 async function stopsOnSigterm(npm: ReturnType<typeof spawn>): Promise<void> {
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start not ready:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`npm start not ready:\n${out}`)), 60_000); // a bound, not a speed claim
     npm.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
