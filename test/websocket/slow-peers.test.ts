@@ -183,7 +183,7 @@ test('an upstream that stays stalled: the held client is closed with 1008 after 
     const payload = Buffer.alloc(125, 'p');
     let ended = false;
     void end.then(() => { ended = true; });
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + FLOOD_MS;
     let sent = 0;
     while (!ended && Date.now() < deadline) {
       if (c.ws.bufferedAmount < 4 * LIMIT) {
