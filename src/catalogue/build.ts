@@ -6,7 +6,8 @@ import type {
 } from './model.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
-import { fileValidators, type Kind } from './file-validators.js';
+import { fileValidators } from './file-validators.js';
+import { kindOf, KNOWN_FILES, type Kind } from './file-kinds.js';
 import { SchemaCheck } from './schema-check.js';
 import { bodySchema, parameterSchema } from './validators.js';
 import type { ParsedYaml } from './yaml-file.js';
@@ -16,14 +17,6 @@ export interface RawFile extends ParsedYaml {
   path: string;
 }
 
-const KIND_OF: Record<string, Kind> = {
-  'service.yaml': 'service',
-  'releases.yaml': 'releases',
-  'enums.yaml': 'enums',
-  'streams.yaml': 'streams',
-  'ws-api.yaml': 'wsApi',
-  'endpoints.yaml': 'endpoints',
-};
 const LIFECYCLE_KEYS = ['added', 'deprecated', 'removed'] as const;
 
 function schemaMessage(e: ErrorObject): string {
@@ -86,9 +79,9 @@ export function buildService(
   const v = fileValidators(schema, cacheDir);
   const byKind = new Map<Kind, RawFile[]>();
   for (const f of raw) {
-    const kind = KIND_OF[f.path] ?? (f.path.startsWith('endpoints/') ? 'endpoints' : undefined);
+    const kind = kindOf(f.path);
     if (!kind) {
-      warnings.push({ file: f.file, line: 1, message: `not a catalogue file name (expected ${Object.keys(KIND_OF).join(', ')} or endpoints/*.yaml); ignored` });
+      warnings.push({ file: f.file, line: 1, message: `not a catalogue file name (expected ${KNOWN_FILES}); ignored` });
       continue;
     }
     const validate = v[kind];

@@ -66,7 +66,7 @@ export interface LoadResult {
   catalogue: Catalogue;
   warnings: Problem[];
   fromCache: boolean;
-  /** Hash of the catalogue's files and the loader's version (16 hex digits): what a running gateway serves. */
+  /** Hash of the catalogue's files (names inside the folder, bytes) and the loader's version (16 hex digits): what a running gateway serves. */
   hash: string;
 }
 
@@ -75,27 +75,31 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
   const root = resolve(dir);
   const files = listFiles(root);
   const cacheDir = opts.cacheDir ?? configuredCacheDir();
-  const hash = createHash('sha256').update(loaderVersion()).update(root);
-  // The key hashes the files' bytes (for UTF-8 text, the same bytes as the decoded text); decoding
-  // them waits for a cache miss: it is most of the read time of a catalogue with non-ASCII text.
+  // The content hash covers the files' names inside the folder and their bytes (for UTF-8 text, the
+  // same bytes as the decoded text), not where the folder is: replicas of a fleet that mount the same
+  // catalogue at different paths serve the same hash. The cache key adds the folder (messages name
+  // files by their path). Decoding waits for a cache miss: it is most of the read time of a
+  // catalogue with non-ASCII text.
+  const content = createHash('sha256').update(loaderVersion());
   const bytes = new Map<string, Buffer>();
   for (const f of files) {
     const data = readFileSync(join(root, f));
     bytes.set(f, data);
-    hash.update(f).update('\0').update(data).update('\0');
+    content.update(f).update('\0').update(data).update('\0');
   }
-  const digest = hash.digest('hex');
+  const hash = content.digest('hex').slice(0, 16);
+  const digest = createHash('sha256').update(root).update('\0').update(hash).digest('hex');
   const cacheFile = cacheDir === false || opts.modelCache === false ? null : join(cacheDir, cacheFileName(root, digest));
   if (cacheFile) {
     try {
       const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as LoadResult;
-      return { ...cached, fromCache: true, hash: digest.slice(0, 16) };
+      return { ...cached, fromCache: true, hash };
     } catch {
       /* no cache yet, or unreadable: build it */
     }
   }
   const texts = new Map([...bytes].map(([f, data]) => [f, data.toString('utf8')]));
-  const result = { ...build(root, files, texts, cacheDir), hash: digest.slice(0, 16) };
+  const result = { ...build(root, files, texts, cacheDir), hash };
   if (cacheFile) writeCache(cacheFile, result);
   return result;
 }

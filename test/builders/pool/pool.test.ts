@@ -16,7 +16,7 @@ const TEST_PLUGINS = new URL('./test-plugins.js', import.meta.url);
 
 // One pool for the tests that build with the real builders: its thread loads CSL once.
 let shared: BuilderPool;
-test.before(() => { shared = createBuilderPool({ threads: 1 }); });
+test.before(() => { shared = createBuilderPool({ threads: 1, priority: 'normal' }); });
 test.after(async () => { await shared.close(); });
 
 test('unlock_fund through the pool: the same bytes as a direct build', async () => {
@@ -41,11 +41,11 @@ test('a build past the deadline: BuilderDeadlineError, worker replaced, next bui
   // took over 1.5 s for it: the deadline is 1500 ms or twice the first thread's start-up and build,
   // measured here, whichever is longer.
   const boot = await timed(async () => {
-    const probe = createBuilderPool({ threads: 1, pluginsModule: TEST_PLUGINS });
+    const probe = createBuilderPool({ threads: 1, priority: 'normal', pluginsModule: TEST_PLUGINS });
     try { await probe.run('whoami', {}); } finally { await probe.close(); }
   });
   const deadlineMs = Math.max(1500, Math.ceil(2 * boot.ms));
-  const pool = createBuilderPool({ threads: 1, deadlineMs, pluginsModule: TEST_PLUGINS });
+  const pool = createBuilderPool({ threads: 1, priority: 'normal', deadlineMs, pluginsModule: TEST_PLUGINS });
   try {
     const before = (await pool.run('whoami', {})) as { threadId: number };
     const idle = await idleLag(); // the machine's own scheduling delay, added to both bounds below
@@ -67,7 +67,7 @@ test('a build past the deadline: BuilderDeadlineError, worker replaced, next bui
 });
 
 test('queue full: BuilderBusyError with Retry-After, at once', async () => {
-  const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1500, retryAfterSeconds: 3, pluginsModule: TEST_PLUGINS });
+  const pool = createBuilderPool({ threads: 1, priority: 'normal', maxQueue: 1, deadlineMs: 1500, retryAfterSeconds: 3, pluginsModule: TEST_PLUGINS });
   try {
     const running = pool.run('hold', {}).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100)); // let the worker take it
@@ -89,7 +89,7 @@ test('queue full: BuilderBusyError with Retry-After, at once', async () => {
 });
 
 test('Retry-After defaults to an estimate of at least 1 s', async () => {
-  const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
+  const pool = createBuilderPool({ threads: 1, priority: 'normal', maxQueue: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
   try {
     const running = pool.run('hold', {}).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));
