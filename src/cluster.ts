@@ -5,7 +5,15 @@
 // hostage), and stops them all on SIGINT/SIGTERM. The gateway holds no state
 // between requests, so workers need nothing from each other — except that a metrics scrape
 // answered by one worker shows them all (cluster-metrics.ts).
+// Workers accept from the one shared listening socket (SCHED_NONE), not through the primary's
+// round robin: a round-robin primary accepts a connection and hands it to a worker over IPC, and a
+// connection handed to a worker that froze or died is neither served nor closed (the primary keeps
+// its copy open for an acknowledgement that never comes). With the shared socket the kernel queues
+// connections until a live worker accepts them, and a dead worker's accepted connections close with
+// it. --port 0 is resolved to a port once, before the first fork, and every worker (replacements
+// too) is started with that port, so the announced URL stays the gateway's after any replacement.
 import cluster, { type Worker } from 'node:cluster';
+import { createServer } from 'node:net';
 import { loadCatalogue } from './catalogue/load.js';
 import { pinReleases } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
@@ -13,6 +21,7 @@ import { serveAggregateMetrics } from './cluster-metrics.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
 import { securityHooks } from './gateway/signing/setup.js';
+import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
 export interface WorkerReady {
   ready: string;
@@ -35,7 +44,19 @@ export function startHeartbeat(): void {
   setInterval(() => process.send?.({ beat: Date.now() } satisfies Heartbeat), BEAT_MS).unref();
 }
 
-export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel, undefined, config.logFormat)): void {
+/** The port `--port 0` stands for: one the kernel picks now on `host`, then closed for the workers to bind. */
+export function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel, undefined, config.logFormat)): Promise<void> {
   const { catalogue } = loadCatalogue(config.catalogue);
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
@@ -62,6 +83,7 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
       if (++ready === config.workers) {
         serving = true;
         console.log(`listening on ${m.ready} (${config.workers} workers)`);
+        void warnUnreachableUpstreams(upstreamTargets(catalogue, config.upstreams), (message) => logger.warn(message)); // once, here, not per worker
       }
     });
     return w;
@@ -104,5 +126,10 @@ export function runPrimary(config: GatewayConfig, logger: Logger = createLogger(
   process.once('SIGTERM', stop);
   // Every worker reloads (each loads, checks and swaps on its own; a refused reload keeps its program).
   process.on('SIGHUP', () => { for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP'); });
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  // The last --port wins (args.ts), over GATEWAY_PORT and the config file too. A host that cannot
+  // be listened on fails the probe: the workers then report that listen error, once, as usual.
+  const port = config.port === 0 ? await freePort(config.host).catch(() => undefined) : undefined;
+  if (port !== undefined) cluster.setupPrimary({ args: [...process.argv.slice(2), '--port', String(port)] });
   for (let i = 0; i < config.workers; i++) fork();
 }

@@ -22,7 +22,13 @@
 // Tests leave nothing behind: each run gets a fresh temp folder (<os tmpdir>/catalogue-gateway-test-*),
 // each file its own folder inside it as TMPDIR (children inherit it), and whatever a file leaves
 // there counts as one failed test naming the file and what it left; the folder is removed after.
-import { spawn } from 'node:child_process';
+// Nothing hangs or lingers: each file runs in a process group of its own with a time limit
+// (TEST_FILE_LIMIT_S, default 120 s, soaks 600 s: the slowest file takes ~20 s alone, ~45 s on a loaded
+// machine); past it the file fails with its last output lines and its whole group (gateways,
+// upstreams, browsers it started) is killed. A process of the group still running after the file
+// exited is killed too, and counts as one failed test naming it. Ctrl-C kills every group.
+// A skipped test is a failed one: a test that cannot run says why and fails (no silent gaps).
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -36,7 +42,8 @@ const pattern = args.find((a) => !a.startsWith('--'));
 const filter = pattern ? new RegExp(pattern) : null;
 const suffix = soak ? '.soak.js' : '.test.js';
 const concurrency = Number(process.env.TEST_CONCURRENCY) || availableParallelism() * (soak ? 1 : 2);
-const FILE_TIMEOUT_MS = 15 * 60_000;
+const FILE_LIMIT_MS = (Number(process.env.TEST_FILE_LIMIT_S) || (soak ? 600 : 120)) * 1000;
+const TAIL_LINES = 40;
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
 const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');
 const WRAPPERS = new Set(['support/uvu.js', 'support/assert.js'].map((f) => join(testDir, f)));
@@ -57,31 +64,60 @@ function readDurations() {
   return { ...read(join(root, 'test', soak ? 'soak-durations.json' : 'durations.json')), ...read(durationsFile) };
 }
 
-/** Run one file with `tmp` as its temp folder; resolve with its combined output, exit status and wall time. */
+/** Process groups of the files running now, so Ctrl-C or a kill of the runner takes them along. */
+const groups = new Set();
+const killGroup = (pid) => { try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ } };
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(sig, () => { for (const pid of groups) killGroup(pid); process.exit(130); });
+}
+
+/** The processes still in group `pid`, as "pid command" lines (ps), empty when none is left. */
+function groupMembers(pid) {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pid)], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter(Boolean);
+  } catch { return []; } // ps exits 1 when the group is empty
+}
+
+/**
+ * Run one file with `tmp` as its temp folder, in a process group of its own, at most FILE_LIMIT_MS;
+ * resolve with its combined output, exit status, wall time, whether it hit the limit, and what of
+ * its group was still running when it ended (then killed).
+ */
 function runFile(file, tmp) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, [...(soak ? [] : ['--no-opt']), '--expose-gc', file], {
-      cwd: root, env: { GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root, detached: true, env: { GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
     });
+    groups.add(child.pid);
     let out = '';
+    let timedOut = false;
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });
-    const timer = setTimeout(() => { out += `\n[run.mjs] killed after ${FILE_TIMEOUT_MS / 60_000} min\n`; child.kill('SIGKILL'); }, FILE_TIMEOUT_MS);
-    child.once('close', (status, signal) => {
+    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, FILE_LIMIT_MS);
+    child.once('close', async (status, signal) => {
       clearTimeout(timer);
-      resolve({ out, status: status ?? signal, ms: Date.now() - started });
+      // A process told to stop as the file ended gets a second to go before it counts as left behind.
+      let left = timedOut ? [] : groupMembers(child.pid);
+      for (let i = 0; i < 10 && left.length; i++) { await new Promise((r) => setTimeout(r, 100)); left = groupMembers(child.pid); }
+      killGroup(child.pid);
+      groups.delete(child.pid);
+      resolve({ out, status: status ?? signal, ms: Date.now() - started, timedOut, left });
     });
   });
 }
 
 /** Counts from uvu's summary; a crash before the summary or a file that ran no test is a failure. */
-function judge({ out, status }) {
+function judge({ out, status, timedOut }) {
   const num = (re) => Number(re.exec(out)?.[1] ?? 0);
   const total = num(/Total:\s+(\d+)/), ok = num(/Passed:\s+(\d+)/), skip = num(/Skipped:\s+(\d+)/);
-  let bad = total - ok - skip;
-  let why = '';
-  if (!/Total:\s+\d+/.test(out)) { why = `no uvu summary (exit ${status}): the file crashed or never called .run()`; bad = Math.max(1, bad); }
+  let bad = total - ok + skip;
+  let why = skip ? `${skip} test(s) skipped: a test that cannot run is a failure (make it run, or remove it)` : '';
+  if (timedOut) {
+    const tail = out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
+    why = `exceeded the per-file limit of ${FILE_LIMIT_MS / 1000} s (TEST_FILE_LIMIT_S); killed with every process it started. Its last output lines:\n${tail}`;
+    bad = Math.max(1, bad);
+  } else if (!/Total:\s+\d+/.test(out)) { why = `no uvu summary (exit ${status}): the file crashed or never called .run()`; bad = Math.max(1, bad); }
   else if (total === 0) { why = 'ran no test (uvu printed "Total: 0"): a test file must run at least one test'; bad = 1; }
   else if (status !== 0 && bad <= 0) { why = `exit ${status} after its tests passed`; bad = 1; }
   return { total, ok, skip, bad, why };
@@ -109,6 +145,11 @@ async function worker() {
     mkdirSync(tmp);
     const r = await runFile(file, tmp);
     const judged = judge(r);
+    if (r.left.length) {
+      judged.bad += 1;
+      judged.total += 1;
+      judged.why = [judged.why, `left running after it ended (now killed): ${r.left.slice(0, 5).join('; ')}`].filter(Boolean).join('; ');
+    }
     const left = leftIn(tmp);
     if (left.length) {
       judged.bad += 1; // one more failed test, named after the file
@@ -123,7 +164,7 @@ async function worker() {
     if (bad > 0) {
       failures.push(rel);
       if (why) lines.push(`    [run.mjs] ${rel}: ${why}`);
-      lines.push(r.out.split('\n').map((l) => `    ${l}`).join('\n'));
+      if (!r.timedOut) lines.push(r.out.split('\n').map((l) => `    ${l}`).join('\n'));
     }
     // One write per file, so parallel files' output never interleaves.
     process.stdout.write(lines.join('\n') + '\n');

@@ -51,12 +51,14 @@ async function main(argv: string[]): Promise<number> {
   return failures ? 1 : 0;
 }
 
+const USAGE = 'usage: npm run lint:exports -- [--catalogue <dir>]\nChecks the OpenAPI and AsyncAPI exports of every release (Redocly, swagger-parser, the AsyncAPI parser).';
 // runTool is synchronous; the checkers are not.
-main(process.argv.slice(2)).then(
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) console.log(USAGE);
+else main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (e: unknown) => {
     console.error(`error: ${(e as Error)?.message ?? String(e)}`);
-    if (e instanceof UsageError) console.error('usage: npm run lint:exports -- [--catalogue <dir>]');
+    if (e instanceof UsageError) console.error(USAGE);
     process.exitCode = e instanceof UsageError ? 2 : 1;
   },
 );

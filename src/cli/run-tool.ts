@@ -12,6 +12,11 @@ export interface RunToolOptions {
 }
 
 export function runTool(main: (argv: string[]) => number, opts: RunToolOptions = {}): void {
+  // Asking for help is not a mistake: the usage on stdout, exit 0, wherever --help stands.
+  if (opts.usage && process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    console.log(opts.usage);
+    return;
+  }
   try {
     process.exitCode = main(process.argv.slice(2));
   } catch (e) {

@@ -1,16 +1,16 @@
 // Enum values, websocket streams and websocket-API methods of the exchange catalogue, each checked
 // at the releases where the seed, the client CHANGELOG or the client's 3.12.0 tables date them.
-// The lists below are copied from /work/shared/data (exchange-enums-3.12.0.tsv and
-// exchange-websocket-3.12.0.tsv); when those files are present, the copies are checked against them.
-import { existsSync, readFileSync } from 'node:fs';
+// The lists below are copied from data/ (exchange-enums-3.12.0.tsv and exchange-websocket-3.12.0.tsv);
+// a test checks the copies against those files.
+import { readFileSync } from 'node:fs';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService, type ReleaseView } from '../../src/catalogue/resolve.js';
 import type { Service, Stream } from '../../src/catalogue/model.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
+import { dataFile } from '../helpers/seed.js';
 
-const DATA = '/work/shared/data';
 const { catalogue } = loadCatalogue();
 const exchange: Service = findService(catalogue, 'exchange');
 const at = (release: string): ReleaseView => resolveService(exchange, release);
@@ -123,20 +123,14 @@ test('TransferType: the 3.3.1 values are the TSV values the seed and the 2021 li
   assert.equal([...before].filter((v) => !after.has(v)), [], '3.3.1 removes nothing');
 });
 
-test('the embedded TSV copies match /work/shared/data when it is present', () => {
-  const enumsTsv = `${DATA}/exchange-enums-3.12.0.tsv`;
-  if (existsSync(enumsTsv)) {
-    const rows = readFileSync(enumsTsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-    assert.equal(rows.filter((r) => r[0] === 'TransferType').map((r) => r[1].trim()).sort(), [...TSV_TRANSFER_TYPES].sort());
-  }
-  const wsTsv = `${DATA}/exchange-websocket-3.12.0.tsv`;
-  if (existsSync(wsTsv)) {
-    const [head, ...rows] = readFileSync(wsTsv, 'utf8').trim().split('\n').map((l) => l.split('\t'));
-    const col = (n: string) => head.indexOf(n);
-    const methods = Object.fromEntries(rows.filter((r) => r[col('kind')] === 'ws_api_method').map((r) => [r[col('name')], r[col('security')].split(' ')[0]]));
-    assert.equal(methods, TSV_WS_METHODS);
-    assert.equal(rows.filter((r) => r[col('kind')] === 'stream').map((r) => r[col('name')]), TSV_STREAM_TEMPLATES);
-  }
+test('the embedded TSV copies match data/', () => {
+  const rows = readFileSync(dataFile('exchange-enums-3.12.0.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+  assert.equal(rows.filter((r) => r[0] === 'TransferType').map((r) => r[1].trim()).sort(), [...TSV_TRANSFER_TYPES].sort());
+  const [head, ...wsRows] = readFileSync(dataFile('exchange-websocket-3.12.0.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const col = (n: string) => head.indexOf(n);
+  const methods = Object.fromEntries(wsRows.filter((r) => r[col('kind')] === 'ws_api_method').map((r) => [r[col('name')], r[col('security')].split(' ')[0]]));
+  assert.equal(methods, TSV_WS_METHODS);
+  assert.equal(wsRows.filter((r) => r[col('kind')] === 'stream').map((r) => r[col('name')]), TSV_STREAM_TEMPLATES);
 });
 
 test('KlineInterval 1s: absent at 1.16.0, present from 1.17.0', () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { configuredCacheDir } from '../../src/catalogue/load.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
-import { sharedDataFile } from '../helpers/seed.js';
+import { dataFile } from '../helpers/seed.js';
 
 export type SourceName = 'openapi' | 'docs' | 'connectors';
 
@@ -43,7 +43,7 @@ export function loadEvidence(): Record<SourceName, Evidence> {
 }
 
 function openapi(): Evidence {
-  const spec = parseYamlData(readFileSync(sharedDataFile('binance-spot-api-openapi-v1.22.0.yaml'), 'utf8'), configuredCacheDir(), { maxAliasCount: -1 }) as any;
+  const spec = parseYamlData(readFileSync(dataFile('binance-spot-api-openapi-v1.22.0.yaml'), 'utf8'), configuredCacheDir(), { maxAliasCount: -1 }) as any;
   const out: Evidence = new Map();
   for (const [path, ops] of Object.entries<any>(spec.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
@@ -90,7 +90,7 @@ function valuesIn(description: string): string[] | undefined {
 }
 
 function docs(): Evidence {
-  const file = JSON.parse(readFileSync(sharedDataFile('binance-spot-docs-2025-01-09.json'), 'utf8')) as {
+  const file = JSON.parse(readFileSync(dataFile('binance-spot-docs-2025-01-09.json'), 'utf8')) as {
     endpoints: { key: string; params: { name: string; mandatory: string; type: string; description: string }[]; inherits?: string }[];
   };
   const out: Evidence = new Map();
@@ -111,7 +111,7 @@ function docs(): Evidence {
 }
 
 function connectors(): Evidence {
-  const file = JSON.parse(readFileSync(sharedDataFile('binance-modular-connectors-2025-03-28.json'), 'utf8')) as {
+  const file = JSON.parse(readFileSync(dataFile('binance-modular-connectors-2025-03-28.json'), 'utf8')) as {
     methods: { key: string; signed: boolean; params: { name: string; required: boolean; type: string }[] }[];
   };
   const out: Evidence = new Map();

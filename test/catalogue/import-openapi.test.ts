@@ -10,7 +10,7 @@ import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { bodySchema, createBodyAjv } from '../../src/catalogue/validators.js';
 import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
 import { ROOT } from '../support/processes.js';
-import { sharedDataFile } from '../helpers/seed.js';
+import { dataFile } from '../helpers/seed.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('import-openapi into an empty folder');
@@ -35,7 +35,7 @@ function load(dir: string) {
 test('the exchange OpenAPI description becomes a catalogue that passes the checks', () => {
   const { dir, serviceDir } = emptyCatalogue('spot');
   try {
-    const r = importOpenApi(sharedDataFile('binance-spot-api-openapi-v1.22.0.yaml'), serviceDir);
+    const r = importOpenApi(dataFile('binance-spot-api-openapi-v1.22.0.yaml'), serviceDir);
     assert.ok(r.createdService);
     assert.ok(r.added.length > 300, `${r.added.length} endpoints`);
     const { catalogue, warnings } = load(dir);

@@ -1,5 +1,5 @@
 // The exchange catalogue against the python client's endpoint table at 3.12.0
-// (shared/data/exchange-endpoints-3.12.0.tsv), plus spot checks of parameter and security
+// (data/exchange-endpoints-3.12.0.tsv), plus spot checks of parameter and security
 // lifecycles, and the OpenAPI importer run against a copy of the catalogue.
 // CATALOGUE_DIR overrides the catalogue folder (default: <repo>/catalogue).
 import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { findService, resolveService, type EndpointAt } from '../../src/catalogue/resolve.js';
 import type { Service } from '../../src/catalogue/model.js';
 import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
-import { sharedDataFile } from '../helpers/seed.js';
+import { dataFile } from '../helpers/seed.js';
 import { tempDir } from '../support/temp.js';
 
 const catalogueDir = process.env.CATALOGUE_DIR ?? DEFAULT_CATALOGUE_DIR;
@@ -19,7 +19,7 @@ let service: Service;
 const load = () => (service ??= findService(loadCatalogue(catalogueDir).catalogue, 'exchange'));
 
 function readTsv(name: string): Record<string, string>[] {
-  const [head, ...lines] = readFileSync(sharedDataFile(name), 'utf8').split(/\r?\n/).filter(Boolean);
+  const [head, ...lines] = readFileSync(dataFile(name), 'utf8').split(/\r?\n/).filter(Boolean);
   const cols = head.split('\t');
   return lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
 }
@@ -222,7 +222,7 @@ importer('adds only what is missing, appends, and never rewrites existing entrie
     const removedAlgo = readYaml(join(endpointsDir, 'algo.yaml')).endpoints.length;
     rmSync(join(endpointsDir, 'algo.yaml'));
     const before = new Map(readdirSync(endpointsDir).map((f) => [f, readYaml(join(endpointsDir, f)).endpoints]));
-    const spec = sharedDataFile('binance-spot-api-openapi-v1.22.0.yaml');
+    const spec = dataFile('binance-spot-api-openapi-v1.22.0.yaml');
     const dry = importOpenApi(spec, serviceDir, { dryRun: true });
     const tsvKeys = new Set(rows.map((r) => `${r.http_method} ${r.path}`));
     assert.ok(dry.added.length > 0, 'the OpenAPI has endpoints the client lacks');

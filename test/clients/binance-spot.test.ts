@@ -66,7 +66,8 @@ test.after(async () => {
 
 test('every method whose endpoint existed at the pin: no refusal, each request forwarded byte for byte', async () => {
   const docs = loadEvidence().docs;
-  const config = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0 } });
+  // The client's default timeout is 1 s: a loaded machine's gateway missed it (load 26 on 2 cores).
+  const config = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0, timeout: 10_000 } });
   const direct = new Spot(config(upstream.url)).restAPI;
   const viaGateway = new Spot(config(tap.url)).restAPI;
   const methods = readDeclarations();
@@ -108,7 +109,7 @@ test('every method whose endpoint existed at the pin: no refusal, each request f
 });
 
 test('list parameters (JSON array text) and a signed order reach the upstream as sent', async () => {
-  const viaGateway = new Spot({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath: tap.url, retries: 0 } }).restAPI;
+  const viaGateway = new Spot({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath: tap.url, retries: 0, timeout: 10_000 } }).restAPI;
   tap.sent.length = 0;
   await upstream.reset();
   await viaGateway.exchangeInfo({ symbols: ['BNBUSDT', 'BTCUSDT'] });

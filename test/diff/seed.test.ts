@@ -1,4 +1,4 @@
-// The exchange diff against the seed document (/work/shared/seeds/exchange-api-catalogue.md, parsed
+// The exchange diff against the seed document (data/seeds/exchange-api-catalogue.md, parsed
 // by test/helpers/seed.ts): for every consecutive pair of releases of the seed's Versioning table,
 // the endpoint-added / endpoint-removed / endpoint-deprecated sets of the JSON diff are what the
 // seed's tags say, each dated by the tagged release.

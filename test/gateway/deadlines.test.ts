@@ -9,6 +9,11 @@ const test = suite('deadlines');
 interface Entry extends Deadline { name: string }
 const entry = (name: string, inMs: number): Entry => ({ name, due: performance.now() + inMs });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Wait until `done()`, at most 5 s: a loaded machine can hold this process past every due time at
+ * once, and the timer Deadlines re-arms then fires a turn after a plain sleep due at the same time.
+ */
+const until = async (done: () => boolean) => { for (let i = 0; i < 500 && !done(); i++) await sleep(10); };
 
 test('entries expire in deadline order, each once, not before their deadline', async () => {
   const expired: [string, number][] = [];
@@ -18,9 +23,14 @@ test('entries expire in deadline order, each once, not before their deadline', a
   d.add(entry('c', 60));
   d.add(entry('a', 20));
   d.add(entry('d', 50));
+  // Reference: a plain timer due with the last entry, late by whatever the machine's scheduling adds.
+  let plainLate = 0;
+  const plainDue = performance.now() + 60;
+  setTimeout(() => { plainLate = performance.now() - plainDue; }, 60);
   await sleep(120);
+  await until(() => expired.length === 4);
   assert.equal(expired.map(([n]) => n), ['a', 'b', 'd', 'c']);
-  for (const [name, late] of expired) assert.ok(late >= 0 && late < 50, `${name} expired ${late.toFixed(1)} ms after its deadline`);
+  for (const [name, late] of expired) assert.ok(late >= 0 && late < plainLate + 50, `${name} expired ${late.toFixed(1)} ms after its deadline (a plain timer: ${plainLate.toFixed(1)} ms)`);
 });
 
 test('a finished entry never expires; the rest still do', async () => {
@@ -34,6 +44,8 @@ test('a finished entry never expires; the rest still do', async () => {
   d.remove(middle);
   d.remove(middle); // twice: a no-op
   await sleep(80);
+  await until(() => expired.length > 0);
+  await sleep(20); // anything else would have expired by now
   assert.equal(expired, ['last']);
   assert.equal([first.queued, middle.queued, last.queued], [false, false, false]);
 });
@@ -46,15 +58,18 @@ test('entries added after the list emptied still expire (the timer is re-armed)'
   d.remove(gone);
   await sleep(30); // the armed timer fires on an empty list
   d.add(entry('later', 10));
-  d.add(entry('later still', 500)); // due after the timer: no re-arm needed, found when it fires
+  const laterStill = entry('later still', 5000); // due after the timer: no re-arm needed, found when it fires
+  d.add(laterStill);
   await sleep(40);
+  await until(() => expired.length > 0);
   assert.equal(expired, ['later']);
+  d.remove(laterStill);
 });
 
 test('a late starter that would walk past many entries gets a timer of its own, and still expires on time', async () => {
   const expired: string[] = [];
   const d = new Deadlines<Entry>((e) => expired.push(e.name));
-  const many = Array.from({ length: 200 }, (_, i) => entry(`later ${i}`, 200 + i));
+  const many = Array.from({ length: 200 }, (_, i) => entry(`later ${i}`, 5000 + i)); // removed before they are due
   for (const e of many) d.add(e);
   const late = entry('late', 20); // due before all 200: placing it in the list would walk every one
   d.add(late);
@@ -63,6 +78,7 @@ test('a late starter that would walk past many entries gets a timer of its own, 
   d.add(lateGone);
   d.remove(lateGone); // its own timer is cleared: it never expires
   await sleep(60);
+  await until(() => expired.length > 0);
   assert.equal(expired, ['late']);
   for (const e of many) d.remove(e);
   assert.is(lateGone.timer, undefined);

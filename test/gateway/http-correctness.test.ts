@@ -26,7 +26,7 @@ test.after(async () => {
 });
 
 /** Send raw bytes and collect everything the gateway answers until it closes or `ms` pass. */
-function raw(text: string, ms = 1500): Promise<string> {
+function raw(text: string, ms = 10_000): Promise<string> {
   const { port } = new URL(gw.url);
   return new Promise((resolve) => {
     const s = connect(Number(port), '127.0.0.1');

@@ -75,7 +75,7 @@ const RUNS: Record<string, NodeJS.ProcessEnv> = {
 for (const [name, env] of Object.entries(RUNS)) {
   test(`${name}: a full debug run logs no secret and answers none`, async () => {
     const gw = await startGatewayProcess(
-      ['--log-level', 'debug', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--timeout', '1500', '--tokens-file', tokensFile],
+      ['--log-level', 'debug', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--timeout', '5000', '--tokens-file', tokensFile],
       { ...env, GATEWAY_LOG_LEVEL: 'debug' },
     );
     const answers: string[] = [];
@@ -117,7 +117,8 @@ for (const [name, env] of Object.entries(RUNS)) {
       await call('/api/v3/account', { headers: bearer(TOKENS.reader) }, 403);
       await call('/api/v3/nosuch', { headers: bearer(TOKENS.trader) }, 404);
       await call('/api/v3/account', { method: 'DELETE', headers: bearer(TOKENS.trader) }, 405);
-      await call('/api/v3/account', { headers: { ...bearer(TOKENS.trader), 'x-test-delay-ms': '2500' } }, 504);
+      // --timeout 5000: the answered calls above must not hit it on a loaded machine (1.5 s did).
+      await call('/api/v3/account', { headers: { ...bearer(TOKENS.trader), 'x-test-delay-ms': '6000' } }, 504);
       await call(`/api/v3/account?timestamp=${Date.now()}&signature=deadbeef`, { headers: { ...bearer(TOKENS.trader), 'X-MBX-APIKEY': HMAC_KEY } }, 400);
       for (const p of ['/_gateway/health', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/metrics']) await call(p);
       // Answered on the raw socket: a websocket upgrade refused (bad stream name), a request node's

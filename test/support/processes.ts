@@ -12,8 +12,12 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-/** Spawn `node <script> ...args` and resolve once a stdout line matches `ready`. */
-export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<Proc & { match: RegExpMatchArray }> {
+/**
+ * Spawn `node <script> ...args` and resolve once a stdout line matches `ready`. The start-up bound
+ * is generous (a bound, not a speed claim: a cold catalogue parse in a primary and two workers took
+ * over 15 s at load 38 on 2 cores); a process that fails to start exits, and that rejects at once.
+ */
+export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Proc & { match: RegExpMatchArray }> {
   const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const stop = () => new Promise<void>((resolve) => {

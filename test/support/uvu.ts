@@ -2,6 +2,7 @@
 // returns without one fails, naming itself. Test files import this instead of uvu.
 import * as real from 'uvu';
 import { counted } from './count.js';
+import './fetch-timeout.js'; // every fetch() of a test file is bounded
 
 type Handler = real.Callback;
 

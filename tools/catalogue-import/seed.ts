@@ -1,4 +1,4 @@
-// Parser of the exchange seed document (shared/seeds/exchange-api-catalogue.md).
+// Parser of the exchange seed document (data/seeds/exchange-api-catalogue.md).
 //
 // The seed is the authoritative description of the exchange API's endpoints and releases. Tests
 // derive their expectations from it (never from hand-copied lists); the one-off generator that
@@ -10,7 +10,7 @@
 //   seed.releases    the Versioning table, oldest first
 //   seed.parameterChanges  rows of the "Parameter changes" table
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const EXCHANGE_SEED_FILE = 'exchange-api-catalogue.md';
@@ -60,26 +60,20 @@ export interface ExchangeSeed {
   parameterChanges: SeedParameterChange[];
 }
 
-/**
- * The shared folder (seeds/, data/). Resolution order: $SHARED_DIR; else the `shared` folder next to
- * the repository root (found by walking up from this file to the folder with package.json and
- * catalogue/, which works from both test/helpers and dist/test/helpers).
- */
-export function sharedDir(): string {
-  if (process.env.SHARED_DIR) return resolve(process.env.SHARED_DIR);
-  return join(repoRoot(), '..', 'shared');
+/** The repository's data/ folder: the vendored documents the import tools and tests read (see data/README.md). */
+export function dataDir(): string {
+  return join(repoRoot(), 'data');
 }
 
-/** Folder holding the seed documents: $SEED_DIR, else <shared>/seeds. */
+/** Folder holding the seed documents: data/seeds. */
 export function seedDir(): string {
-  if (process.env.SEED_DIR) return resolve(process.env.SEED_DIR);
-  return join(sharedDir(), 'seeds');
+  return join(dataDir(), 'seeds');
 }
 
-/** Path of a file under <shared>/data (the client tables, CHANGELOG, OpenAPI); throws a clear error when missing. */
-export function sharedDataFile(name: string): string {
-  const file = join(sharedDir(), 'data', name);
-  if (!existsSync(file)) throw new Error(`shared data file not found: ${file}\n(set SHARED_DIR to the folder holding data/${name})`);
+/** Path of a file under data/ (the client tables, CHANGELOG, OpenAPI); throws a clear error when missing. */
+export function dataFile(name: string): string {
+  const file = join(dataDir(), name);
+  if (!existsSync(file)) throw new Error(`data file not found: ${file} (data/README.md lists the vendored files)`);
   return file;
 }
 
@@ -98,7 +92,7 @@ export function repoRoot(): string {
 export function seedFile(name: string = EXCHANGE_SEED_FILE): string {
   const file = join(seedDir(), name);
   if (!existsSync(file)) {
-    throw new Error(`seed document not found: ${file}\n(set SEED_DIR to the folder holding ${name}; by default it is <repo>/../shared/seeds)`);
+    throw new Error(`seed document not found: ${file} (data/README.md lists the vendored files)`);
   }
   return file;
 }

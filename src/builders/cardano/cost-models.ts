@@ -1,6 +1,6 @@
 // Plutus cost models for the script data hash. The numbers are copied into cost-models.json from
-// the shared data file ../shared/data/plutus-cost-models.json (mainnet; preprod and preview are
-// equal there) so the shipped product does not depend on that folder at run time.
+// the vendored data file data/plutus-cost-models.json (mainnet; preprod and preview are equal
+// there; test/builders/cardano/cost-models.test.ts checks the copy) so dist/ needs no data/ at run time.
 import * as CSL from './csl.js';
 import models from './cost-models.json' with { type: 'json' };
 import { withArena } from './arena.js';
