@@ -26,6 +26,7 @@ import { drain } from './server/drain.js';
 import { createReloader, type Reloader } from './server/reload.js';
 import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
 import { restUpstreams } from './server/upstreams.js';
+import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 import { watchForReload } from './server/watch.js';
 import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
 import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
@@ -134,6 +135,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // the socket listens, once the first probes have been answered.
   setTimeout(() => { void gateway.proxy().warm(); }, 100).unref();
   announce(pinned, logger);
+  // One warning per configured upstream a TCP connection cannot reach (never blocks serving); under
+  // --workers the primary says it once instead.
+  if (!cluster.isWorker) void warnUnreachableUpstreams(upstreamTargets(loaded.catalogue, config.upstreams), (m) => logger.warn(m));
   logger.debug(`catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
   if (config.fleet !== 'off') {
     fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
