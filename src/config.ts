@@ -2,19 +2,25 @@
 // variables (GATEWAY_*), command-line flags. Every bad value is a UsageError naming the valid choices.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { BUILDER_PRIORITIES, type BuilderPriority } from './builders/pool/background-priority.js';
-import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
+import type { BuilderPriority } from './builders/pool/background-priority.js';
 import type { ReleaseSpec } from './catalogue/pin.js';
-import { defaultLogFormat, LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.js';
-import { readSigningSettings, SIGNING_ENV, type SigningSettings } from './upstream/signing/settings.js';
+import type { Level, LogFormat } from './log.js';
+import { FILE_KEYS, SETTINGS, settingByFlag, type AdminReload } from './settings.js';
+import { usage } from './settings-doc.js';
+import { corsOrigin, upstreamUrl } from './setting-values.js';
+import { readSigningSettings, type SigningSettings } from './upstream/signing/settings.js';
 
 export interface GatewayConfig {
   catalogue: string;
   /** Releases served: a list for every versioned service ('all' = every release), or per service id; default: the newest. */
   release: ReleaseSpec;
+  /** With no --release: may a reload that adds a newer release move the served (and default) release to it? */
+  followNewest: boolean;
+  /** Who may POST /_gateway/reload: loopback clients (+ admin tokens in signing mode), admin tokens only, nobody. */
+  adminReload: AdminReload;
+  /** The default served release, when given (--default-release); also in release.default. */
+  defaultRelease?: string;
   /** Watch the catalogue folder, the config file and the tokens file, and reload on any change. */
   watch: boolean;
   /** On reload, close websockets whose stream or method the new program no longer serves (default: they keep running). */
@@ -33,6 +39,8 @@ export interface GatewayConfig {
   logLevel: Level;
   /** Log lines as JSON (default when stderr is not a terminal) or pretty (default on a terminal). */
   logFormat: LogFormat;
+  /** 'off', or the Redis URL the replicas of a fleet share (catalogue hash, reload notices). */
+  fleet: string;
   /** Processes serving the port (node:cluster); 1 = this process alone. */
   workers: number;
   /** Bytes a websocket client may leave unread before it is closed (1008). */
@@ -77,47 +85,19 @@ export interface GatewayConfig {
   rateLimitStore: string;
   /** Redis unreachable: 'open' counts in this process meanwhile, 'closed' refuses (503). */
   rateLimitFail: 'open' | 'closed';
+  /** A Redis command unanswered this long (ms) counts Redis as unresponsive: --rate-limit-fail applies at once. */
+  rateLimitRedisTimeoutMs: number;
+  /** Labelled metric series kept; observations of further label sets go to one overflow series each. */
+  metricsMaxSeries: number;
+  /** The release each service's upstream speaks ("<service>" → release id; default: service.yaml upstreamRelease, else the newest). */
+  upstreamRelease: Record<string, string>;
 }
 
-const FLAGS = [
-  'release', 'host', 'port', 'catalogue', 'upstream', 'config', 'timeout', 'body-limit', 'log-level', 'log-format', 'tokens-file', 'workers', 'ws-max-buffered',
-  'cors-origin', 'allowed-host', 'max-pipelined', 'max-connections', 'headers-timeout', 'keep-alive-timeout', 'upstream-connections',
-  'route-concurrency', 'shutdown-grace', 'worker-stall', 'builder-threads', 'builder-queue', 'builder-deadline', 'builder-priority',
-  'default-release', 'ws-max-hold',
-  'rate-limit', 'rate-limit-store', 'rate-limit-fail',
-] as const;
-const BOOLEANS = ['strict', 'watch', 'reload-closes-websockets'] as const;
-const ENV: Record<string, string> = {
-  release: 'GATEWAY_RELEASE', host: 'GATEWAY_HOST', port: 'GATEWAY_PORT', catalogue: 'GATEWAY_CATALOGUE',
-  upstream: 'GATEWAY_UPSTREAM', config: 'GATEWAY_CONFIG', timeout: 'GATEWAY_TIMEOUT_MS', 'body-limit': 'GATEWAY_BODY_LIMIT',
-  'log-level': 'GATEWAY_LOG_LEVEL', 'log-format': 'GATEWAY_LOG_FORMAT', strict: 'GATEWAY_STRICT', 'tokens-file': 'GATEWAY_TOKENS_FILE', workers: 'GATEWAY_WORKERS', 'ws-max-buffered': 'GATEWAY_WS_MAX_BUFFERED',
-  'cors-origin': 'GATEWAY_CORS_ORIGINS', 'allowed-host': 'GATEWAY_ALLOWED_HOSTS', 'max-pipelined': 'GATEWAY_MAX_PIPELINED',
-  'max-connections': 'GATEWAY_MAX_CONNECTIONS', 'headers-timeout': 'GATEWAY_HEADERS_TIMEOUT_MS', 'keep-alive-timeout': 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
-  'upstream-connections': 'GATEWAY_UPSTREAM_CONNECTIONS', 'route-concurrency': 'GATEWAY_ROUTE_CONCURRENCY', 'shutdown-grace': 'GATEWAY_SHUTDOWN_GRACE_MS',
-  'worker-stall': 'GATEWAY_WORKER_STALL_MS', 'builder-threads': 'GATEWAY_BUILDER_THREADS', 'builder-queue': 'GATEWAY_BUILDER_QUEUE',
-  'builder-deadline': 'GATEWAY_BUILDER_DEADLINE_MS', 'builder-priority': 'GATEWAY_BUILDER_PRIORITY', 'default-release': 'GATEWAY_DEFAULT_RELEASE', watch: 'GATEWAY_WATCH',
-  'reload-closes-websockets': 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', 'ws-max-hold': 'GATEWAY_WS_MAX_HOLD_MS', 'rate-limit': 'GATEWAY_RATE_LIMIT', 'rate-limit-store': 'GATEWAY_RATE_LIMIT_STORE',
-  'rate-limit-fail': 'GATEWAY_RATE_LIMIT_FAIL',
-};
-const FILE_KEYS = [
-  'release', 'host', 'port', 'catalogue', 'upstreams', 'strict', 'timeoutMs', 'bodyLimit', 'logLevel', 'logFormat', 'signing', 'tokensFile', 'workers', 'wsMaxBuffered',
-  'cors', 'allowedHosts', 'maxPipelined', 'maxConnections', 'headersTimeoutMs', 'keepAliveTimeoutMs', 'upstreamConnections', 'routeConcurrency',
-  'shutdownGraceMs', 'workerStallMs', 'builderThreads', 'builderQueue', 'builderDeadlineMs', 'builderPriority', 'defaultRelease', 'watch', 'reloadClosesWebsockets', 'wsMaxHoldMs',
-  'rateLimit', 'rateLimitStore', 'rateLimitFail',
-];
+const FLAGS = SETTINGS.filter((s) => s.flag && s.arg).map((s) => s.flag);
+const BOOLEANS = SETTINGS.filter((s) => s.flag && !s.arg).map((s) => s.flag);
 
-export const USAGE = `usage: npm start -- [--release <id>[,<id>…]|all|<service>=<id>[,<id>…]] [--default-release <id>] [--watch]
-       [--reload-closes-websockets] [--host <h>] [--port <n>] [--catalogue <dir>]
-       [--upstream <service>[.rest|.streams|.wsApi]=<url>]... [--strict] [--timeout <ms>] [--body-limit <bytes>]
-       [--log-level ${LEVELS.join('|')}] [--log-format ${LOG_FORMATS.join('|')}] [--config <file.yaml>] [--tokens-file <tokens.yaml>] [--workers <n>|auto]
-       [--ws-max-buffered <bytes>] [--ws-max-hold <ms>] [--cors-origin <origin>|*]... [--allowed-host <name>]... [--max-pipelined <n>]
-       [--max-connections <n>] [--headers-timeout <ms>] [--keep-alive-timeout <ms>] [--upstream-connections <n>]
-       [--route-concurrency <n>] [--shutdown-grace <ms>] [--worker-stall <ms>] [--builder-threads <n>]
-       [--builder-queue <n>] [--builder-deadline <ms>] [--builder-priority background|idle|normal]
-       [--rate-limit on|off] [--rate-limit-store memory|redis://host:6379/0]
-       [--rate-limit-fail open|closed]
-environment: ${Object.values(ENV).join(', ')} mirror the flags
-signing mode: ${Object.values(SIGNING_ENV).join(', ')}`;
+/** `--help`: every flag with its value, default and one line, from the settings table. */
+export const USAGE = usage();
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const args = parseArgs(argv, FLAGS, BOOLEANS);
@@ -143,70 +123,65 @@ function namedBySource(e: unknown, args: ParsedArgs, env: NodeJS.ProcessEnv): un
 /** The name of a setting as the user gave it: the flag, the variable or the config file's key; a default is named by its flag. */
 function givenAs(name: string, args: ParsedArgs, env: NodeJS.ProcessEnv, inFile: boolean): string {
   if (args.flags.has(name)) return `--${name}`;
-  const variable = ENV[name];
-  if (variable && env[variable] !== undefined) return variable;
-  return inFile ? `config file key ${name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}` : `--${name}`;
+  const s = settingByFlag.get(name);
+  if (s && env[s.env] !== undefined) return s.env;
+  return inFile && s ? `config file key ${s.key}` : `--${name}`;
 }
 
 function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
-  const get = (name: string): string | undefined => flag(args, name) ?? env[ENV[name]] ?? undefined;
-  const file = readConfigFile(get('config'));
-  const cfg: GatewayConfig = {
-    catalogue: get('catalogue') ?? str(file.catalogue) ?? DEFAULT_CATALOGUE_DIR,
-    release: { byService: {} },
-    watch: bool('watch', get('watch') ?? str(file.watch) ?? 'false'),
-    reloadClosesWebsockets: bool('reload-closes-websockets', get('reload-closes-websockets') ?? str(file.reloadClosesWebsockets) ?? 'false'),
-    configFile: get('config'),
-    host: host(get('host') ?? str(file.host) ?? '127.0.0.1'),
-    port: int('port', get('port') ?? str(file.port) ?? '8080', 0, 65535),
-    given: { host: givenAs('host', args, env, file.host !== undefined), port: givenAs('port', args, env, file.port !== undefined) },
-    upstreams: {},
-    strict: bool('strict', get('strict') ?? str(file.strict) ?? 'false'),
-    timeoutMs: int('timeout', get('timeout') ?? str(file.timeoutMs) ?? '10000', 50, 600_000),
-    bodyLimit: int('body-limit', get('body-limit') ?? str(file.bodyLimit) ?? String(1024 * 1024), 1, 1024 ** 3),
-    logLevel: level(get('log-level') ?? str(file.logLevel) ?? 'info'),
-    logFormat: logFormat(get('log-format') ?? str(file.logFormat) ?? defaultLogFormat()),
-    workers: workers(get('workers') ?? str(file.workers) ?? '1'),
-    wsMaxBuffered: int('ws-max-buffered', get('ws-max-buffered') ?? str(file.wsMaxBuffered) ?? String(4 * 1024 * 1024), 1024, 1024 ** 3),
-    wsMaxHoldMs: int('ws-max-hold', get('ws-max-hold') ?? str(file.wsMaxHoldMs) ?? '10000', 100, 3_600_000),
-    signing: readSigningSettings(env, file.signing),
-    tokensFile: get('tokens-file') ?? str(file.tokensFile),
-    corsOrigins: list(args, env, 'cors-origin', corsFile(file.cors)) ?? ['*'],
-    allowedHosts: list(args, env, 'allowed-host', file.allowedHosts),
-    maxPipelined: int('max-pipelined', get('max-pipelined') ?? str(file.maxPipelined) ?? '16', 1, 1024),
-    maxConnections: int('max-connections', get('max-connections') ?? str(file.maxConnections) ?? '10000', 1, 1_000_000),
-    headersTimeoutMs: int('headers-timeout', get('headers-timeout') ?? str(file.headersTimeoutMs) ?? '10000', 100, 600_000),
-    keepAliveTimeoutMs: int('keep-alive-timeout', get('keep-alive-timeout') ?? str(file.keepAliveTimeoutMs) ?? '65000', 100, 3_600_000),
-    upstreamConnections: int('upstream-connections', get('upstream-connections') ?? str(file.upstreamConnections) ?? '256', 1, 65_536),
-    routeConcurrency: 0,
-    shutdownGraceMs: int('shutdown-grace', get('shutdown-grace') ?? str(file.shutdownGraceMs) ?? '10000', 0, 600_000),
-    workerStallMs: int('worker-stall', get('worker-stall') ?? str(file.workerStallMs) ?? '10000', 100, 600_000),
-    builderThreads: int('builder-threads', get('builder-threads') ?? str(file.builderThreads) ?? String(Math.max(1, availableParallelism() - 1)), 1, 256),
-    builderQueue: 0,
-    builderDeadlineMs: int('builder-deadline', get('builder-deadline') ?? str(file.builderDeadlineMs) ?? '10000', 100, 600_000),
-    builderPriority: oneOf('builder-priority', get('builder-priority') ?? str(file.builderPriority) ?? 'background', BUILDER_PRIORITIES),
-    rateLimit: onOff('rate-limit', get('rate-limit') ?? str(file.rateLimit) ?? 'on'),
-    rateLimitStore: store(get('rate-limit-store') ?? str(file.rateLimitStore) ?? 'memory'),
-    rateLimitFail: oneOf('rate-limit-fail', get('rate-limit-fail') ?? str(file.rateLimitFail) ?? 'open', ['open', 'closed'] as const),
-  };
-  cfg.builderQueue = int('builder-queue', get('builder-queue') ?? str(file.builderQueue) ?? String(8 * cfg.builderThreads), 1, 100_000);
-  // By default one route may hold a quarter of the upstream pool: a hung endpoint leaves the rest to others.
-  cfg.routeConcurrency = int('route-concurrency', get('route-concurrency') ?? str(file.routeConcurrency) ?? String(Math.max(1, Math.floor(cfg.upstreamConnections / 4))), 1, 65_536);
-  for (const r of releaseSpecs(args, env, file)) {
+  const configFile = flag(args, 'config') ?? env.GATEWAY_CONFIG;
+  const file = readConfigFile(configFile);
+  const cfg: Record<string, unknown> = { configFile };
+  for (const s of SETTINGS) {
+    if (s.special) continue;
+    const text = flag(args, s.flag) ?? env[s.env] ?? str(file[s.key]) ?? (typeof s.default === 'function' ? s.default(cfg) : s.default);
+    cfg[s.key] = text === undefined || !s.parse ? text : s.parse(text, s.flag);
+  }
+  cfg.given = { host: givenAs('host', args, env, file.host !== undefined), port: givenAs('port', args, env, file.port !== undefined) };
+  cfg.signing = readSigningSettings(env, file.signing);
+  cfg.corsOrigins = (list(args, env, 'cors-origin', corsFile(file.cors)) ?? ['*']).map(corsOrigin);
+  cfg.allowedHosts = list(args, env, 'allowed-host', file.allowedHosts);
+  cfg.release = releaseSpec(releaseSpecs(args, env, file), cfg.defaultRelease as string | undefined);
+  cfg.upstreams = { ...fileUpstreams(file.upstreams), ...flagUpstreams(args, env) };
+  cfg.upstreamRelease = upstreamReleases(args, env, file.upstreamRelease);
+  return cfg as unknown as GatewayConfig;
+}
+
+function releaseSpec(specs: string[], defaultRelease: string | undefined): ReleaseSpec {
+  const release: ReleaseSpec = { byService: {} };
+  for (const r of specs) {
     const eq = r.indexOf('=');
     const ids = (eq < 0 ? r : r.slice(eq + 1)).split(',').map((x) => x.trim()).filter(Boolean);
     if (!ids.length) throw new UsageError(`invalid --release "${r}"; expected <id>[,<id>…], all, or <service>=<id>[,<id>…]`);
-    if (eq < 0) cfg.release.all = [...(cfg.release.all ?? []), ...ids];
-    else cfg.release.byService[r.slice(0, eq)] = ids;
+    if (eq < 0) release.all = [...(release.all ?? []), ...ids];
+    else release.byService[r.slice(0, eq)] = ids;
   }
-  cfg.release.default = get('default-release') ?? str(file.defaultRelease);
-  Object.assign(cfg.upstreams, fileUpstreams(file.upstreams));
+  release.default = defaultRelease;
+  return release;
+}
+
+function flagUpstreams(args: ParsedArgs, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const u of upstreamSpecs(args, env)) {
     const eq = u.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --upstream "${u}"; expected <service>=<url>`);
-    cfg.upstreams[u.slice(0, eq)] = url(u.slice(eq + 1), u.slice(0, eq));
+    out[u.slice(0, eq)] = upstreamUrl(u.slice(eq + 1), u.slice(0, eq));
   }
-  return cfg;
+  return out;
+}
+
+/** --upstream-release <service>=<id> (repeatable), GATEWAY_UPSTREAM_RELEASE (comma-separated), or the file's map. */
+function upstreamReleases(args: ParsedArgs, env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, string> {
+  if (fromFile !== undefined && (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile))) throw new UsageError('config upstreamRelease must map <service> to a release id');
+  const specs = args.flags.get('upstream-release') ?? (env.GATEWAY_UPSTREAM_RELEASE ? env.GATEWAY_UPSTREAM_RELEASE.split(',') : undefined)
+    ?? Object.entries((fromFile ?? {}) as Record<string, unknown>).map(([k, v]) => `${k}=${String(v)}`);
+  const out: Record<string, string> = {};
+  for (const u of specs) {
+    const eq = u.indexOf('=');
+    if (eq <= 0 || eq === u.trim().length - 1) throw new UsageError(`invalid --upstream-release "${u}"; expected <service>=<release id>`);
+    out[u.slice(0, eq).trim()] = u.slice(eq + 1).trim();
+  }
+  return out;
 }
 
 function releaseSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv, file: Record<string, unknown>): string[] {
@@ -220,11 +195,10 @@ function releaseSpecs(args: ParsedArgs, env: NodeJS.ProcessEnv, file: Record<str
 
 /** A repeatable flag, a comma-separated variable, or a YAML list; undefined when none is given. */
 function list(args: ParsedArgs, env: NodeJS.ProcessEnv, name: string, fromFile: unknown): string[] | undefined {
-  const v = args.flags.get(name) ?? (env[ENV[name]] !== undefined ? [env[ENV[name]]!] : undefined);
+  const variable = settingByFlag.get(name)!.env;
+  const v = args.flags.get(name) ?? (env[variable] !== undefined ? [env[variable]!] : undefined);
   const items = v ? v.flatMap((x) => x.split(',')) : Array.isArray(fromFile) ? fromFile.map(String) : fromFile === undefined ? undefined : [String(fromFile)];
-  const out = items?.map((s) => s.trim()).filter(Boolean);
-  if (out && name === 'cors-origin') for (const o of out) if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new UsageError(`invalid --cors-origin "${o}"; expected * or an origin such as https://app.example.com (scheme, host, optional port; no path)`);
-  return out;
+  return items?.map((s) => s.trim()).filter(Boolean);
 }
 
 /** config `cors: { origins: [...] }`. */
@@ -262,84 +236,10 @@ function fileUpstreams(u: unknown): Record<string, string> {
   if (!u || typeof u !== 'object') throw new UsageError('config upstreams must map <service> to a URL');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(u)) {
-    if (v && typeof v === 'object') for (const [kind, x] of Object.entries(v)) out[`${k}.${kind}`] = url(String(x), `${k}.${kind}`);
-    else out[k] = url(String(v), k);
+    if (v && typeof v === 'object') for (const [kind, x] of Object.entries(v)) out[`${k}.${kind}`] = upstreamUrl(String(x), `${k}.${kind}`);
+    else out[k] = upstreamUrl(String(v), k);
   }
   return out;
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
-
-function int(name: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`invalid --${name} "${v}"; expected a whole number from ${min} to ${max}`);
-  return n;
-}
-
-/**
- * A listen address: an IP address or a host name (RFC 1123 labels). A dotted number that is not an
- * IPv4 address (999.1.1.1) is refused here rather than sent to DNS. Whether this machine can listen
- * there is known only when it tries (see listen-error.ts).
- */
-function host(v: string): string {
-  if (isIP(v)) return v;
-  const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-  if (v.length <= 253 && new RegExp(`^${label}(?:\\.${label})*\\.?$`).test(v) && !/^[\d.]+$/.test(v)) return v;
-  throw new UsageError(`invalid --host "${v}"; expected an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name such as localhost`);
-}
-
-/** A number of processes, or "auto" for one per core. */
-function workers(v: string): number {
-  return v === 'auto' ? availableParallelism() : int('workers', v, 1, 256);
-}
-
-function bool(name: string, v: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(v)) return true;
-  if (/^(0|false|no|off|)$/i.test(v)) return false;
-  throw new UsageError(`invalid --${name} "${v}"; expected true or false`);
-}
-
-/** on|off (also true/false, as the YAML file may hold a boolean). */
-function onOff(name: string, v: string): boolean {
-  if (/^(on|true)$/i.test(v)) return true;
-  if (/^(off|false)$/i.test(v)) return false;
-  throw new UsageError(`invalid --${name} "${v}"; expected on or off`);
-}
-
-function oneOf<T extends string>(name: string, v: string, valid: readonly T[]): T {
-  if (!valid.includes(v as T)) throw new UsageError(`invalid --${name} "${v}"; valid: ${valid.join(', ')}`);
-  return v as T;
-}
-
-/** memory, or a Redis URL (redis://[user:password@]host[:port][/db], rediss:// for TLS). */
-function store(v: string): string {
-  if (v === 'memory') return v;
-  let ok = false;
-  try {
-    ok = /^rediss?:$/.test(new URL(v).protocol);
-  } catch {
-    /* not a URL */
-  }
-  if (!ok) throw new UsageError(`invalid --rate-limit-store "${v}"; expected memory or redis://host:6379/0 (rediss:// for TLS)`);
-  return v;
-}
-
-function level(v: string): Level {
-  if (!LEVELS.includes(v as Level)) throw new UsageError(`invalid --log-level "${v}"; valid: ${LEVELS.join(', ')}`);
-  return v as Level;
-}
-
-function logFormat(v: string): LogFormat {
-  if (!LOG_FORMATS.includes(v as LogFormat)) throw new UsageError(`invalid --log-format "${v}"; valid: ${LOG_FORMATS.join(', ')}`);
-  return v as LogFormat;
-}
-
-function url(v: string, what: string): string {
-  try {
-    const u = new URL(v);
-    if (!/^(https?|wss?):$/.test(u.protocol)) throw new Error('protocol');
-    return v;
-  } catch {
-    throw new UsageError(`invalid upstream URL "${v}" for ${what}; expected http(s):// or ws(s)://`);
-  }
-}

@@ -10,13 +10,10 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { writeAtomically } from './write-atomically.js';
 
-export const FILE_KINDS = ['service', 'releases', 'enums', 'streams', 'wsApi', 'endpoints'] as const;
-export type Kind = (typeof FILE_KINDS)[number];
-export type FileValidators = Record<Kind, ValidateFunction>;
+import { FILE_KINDS, KINDS, type Kind } from './file-kinds.js';
 
-const DEFS: Record<Kind, string> = {
-  service: 'serviceFile', releases: 'releasesFile', enums: 'enumsFile', streams: 'streamsFile', wsApi: 'wsApiFile', endpoints: 'endpointsFile',
-};
+export type { Kind };
+export type FileValidators = Record<Kind, ValidateFunction>;
 const require = createRequire(import.meta.url);
 const memo = new Map<string, FileValidators>();
 
@@ -44,15 +41,15 @@ function generate(schema: Record<string, unknown>, file: string | null): FileVal
   const { Ajv2020 } = require('ajv/dist/2020') as typeof import('ajv/dist/2020.js');
   const ajv = new Ajv2020({ allErrors: true, strict: false, code: { source: file !== null } });
   ajv.addSchema(schema, 'catalogue');
-  const refs = Object.fromEntries(FILE_KINDS.map((k) => [k, `catalogue#/$defs/${DEFS[k]}`])) as Record<Kind, string>;
-  const compiled = Object.fromEntries(FILE_KINDS.map((k) => [k, ajv.compile({ $ref: refs[k] })])) as FileValidators;
+  const refs = Object.fromEntries(KINDS.map((k) => [k, `catalogue#/$defs/${FILE_KINDS[k].def}`])) as Record<Kind, string>;
+  const compiled = Object.fromEntries(KINDS.map((k) => [k, ajv.compile({ $ref: refs[k] })])) as FileValidators;
   if (!file) return compiled;
   try {
     const standalone = (require('ajv/dist/standalone') as { default: (a: unknown, refs: Record<string, string>) => string }).default;
     // The compiled { $ref } wrappers above are what the standalone module exports, one per kind.
     // The generated code requires ajv's runtime helpers by package name; the cache folder need not
     // be under this package's node_modules, so they are named by absolute path.
-    const code = standalone(ajv, Object.fromEntries(FILE_KINDS.map((k) => [k, refs[k]])))
+    const code = standalone(ajv, Object.fromEntries(KINDS.map((k) => [k, refs[k]])))
       .replace(/require\("(ajv\/[^"]+)"\)/g, (_m, id: string) => `require(${JSON.stringify(require.resolve(id))})`);
     writeAtomically(file, code);
   } catch {

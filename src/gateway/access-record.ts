@@ -108,7 +108,7 @@ export function recordRequest(o: RecordOptions, req: IncomingMessage, res: Serve
   const logged = o.logger.enabled('info');
   const bytes = bytesOut(req.socket, ended, logged);
   if (!logged) return;
-  accessLine(o.logger, who, method, route, status, ended - arrived, release, upstreamMs, bytes);
+  accessLine(o.logger, who, method, route, status, ended - arrived, release, upstreamMs, bytes, undefined, ex?.migrated);
 }
 
 /** A request answered (or dropped) on the raw socket, outside node's ServerResponse. */
@@ -146,7 +146,7 @@ export function recordUnrouted(o: RecordOptions, req: IncomingMessage, arrived: 
  * numbers. The order is the one the lines always had.
  */
 function accessLine(logger: Logger, who: RequestIdentity, method: string | undefined, route: string, status: number, ms: number | undefined,
-  release: string | undefined, upstreamMs: number | undefined, bytes: number | undefined, streams?: string): void {
+  release: string | undefined, upstreamMs: number | undefined, bytes: number | undefined, streams?: string, migrated?: string): void {
   let f = `"reqId":"${who.id}","traceId":"${who.traceparent.slice(3, 35)}"`;
   if (method) f += fragment(METHOD, method);
   f += fragment(ROUTE, route);
@@ -156,6 +156,7 @@ function accessLine(logger: Logger, who: RequestIdentity, method: string | undef
   if (upstreamMs !== undefined) f += `,"upstreamMs":${round(upstreamMs)}`;
   if (bytes !== undefined) f += `,"bytes":${bytes}`;
   if (streams !== undefined) f += `,"streams":${JSON.stringify(streams)}`;
+  if (migrated !== undefined) f += `,"migrated":${JSON.stringify(migrated)}`; // the version changes applied (changes.yaml ids), never parameters
   logger.access(f);
 }
 

@@ -5,9 +5,11 @@
 // (Koa and the exporters cost start-up time a proxy that is never asked for them need not pay).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
-import { isIP } from 'node:net';
 import type { ReleaseView } from '../catalogue/resolve.js';
+import type { AdminReload } from './admin-modes.js';
 import { bearerToken, findToken, type TokenEntry } from './client-auth/tokens.js';
+import { crossSiteRefusal } from './cross-site.js';
+import { isLoopback } from './loopback.js';
 import type { GatewayState, ReloadOutcome, Served } from './state.js';
 
 export type { ReloadOutcome };
@@ -22,10 +24,24 @@ export interface AdminDeps {
   /** Client tokens admin actions are checked against (signing mode's tokens file; else none). */
   adminTokens?: () => readonly TokenEntry[];
   lastReload?: () => ReloadOutcome | undefined;
+  /** More of /_gateway/health, read at each probe (the fleet's agreement). */
+  health?: () => Record<string, unknown>;
+  /** Who may reach the admin routes from a browser (listed origins, known host names) and who may reload. */
+  guard: () => AdminGuard;
 }
 
+export interface AdminGuard {
+  /** Origins the operator listed (--cors-origin, without '*'). */
+  origins: ReadonlySet<string>;
+  /** Host names the gateway is known by (--allowed-host and the loopback names). */
+  hosts: ReadonlySet<string>;
+  reload: AdminReload;
+}
 
-export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics'];
+const PROTECTED = 'the admin routes (/_gateway/*) are for the operator';
+
+
+export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics', '/_gateway/plan'];
 
 /** The node:http handler of /_gateway/*; `own` are the gateway's own headers (release, CORS). */
 export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void {
@@ -38,6 +54,12 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
   }));
   return (req, res, own) => {
     const path = (req.url ?? '').split('?')[0];
+    // Any web page can make a browser send a form POST or an image GET to 127.0.0.1, or rebind its
+    // own name to it: the admin plane answers no cross-site request and no unknown Host name. The
+    // readiness probe, a bare "ready" that tells a page nothing, answers any Host a load balancer uses.
+    const guard = deps.guard();
+    const refusal = crossSiteRefusal(guard, req.headers, PROTECTED, { sameOrigin: true, ipHosts: true, anyHost: path === '/_gateway/ready' });
+    if (refusal) return sendJson(res, 403, { error: refusal }, own);
     const probe = path === '/_gateway/health' ? health(deps) : path === '/_gateway/ready' ? readiness(deps) : undefined;
     if (probe && (req.method === 'GET' || req.method === 'HEAD')) {
       const body = JSON.stringify(probe.body);
@@ -45,7 +67,7 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
-    if (path === '/_gateway/reload' && deps.reload) return reloadRoute(deps.reload, deps.adminTokens?.() ?? [], req, res, own);
+    if (path === '/_gateway/reload' && deps.reload) return reloadRoute(deps.reload, guard, deps.adminTokens?.() ?? [], req, res, own);
     for (const [k, v] of Object.entries(own)) res.setHeader(k, v);
     loadKoa().then((handle) => handle(req, res)).catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
@@ -63,6 +85,7 @@ function health(deps: AdminDeps) {
       releases: [...state.byId.keys()], defaultRelease: state.default.id ?? null,
       catalogue: { hash: state.hash, loadedAt: state.loadedAt }, lastReload: deps.lastReload?.() ?? null,
       services: state.default.views.map((v) => ({ id: v.service.id, release: v.release?.id ?? null, endpoints: v.served.length })),
+      ...deps.health?.(),
     },
   };
 }
@@ -71,16 +94,21 @@ function health(deps: AdminDeps) {
  * POST /_gateway/reload: an operator on the machine (loopback), or, in signing mode, a client whose
  * token holds the admin right; 200 applied, 422 refused (the last good program keeps serving).
  */
-function reloadRoute(reload: (trigger: string) => Promise<ReloadOutcome>, tokens: readonly TokenEntry[], req: IncomingMessage, res: ServerResponse, own: Record<string, string>): void {
-  const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { ...own, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
+function reloadRoute(reload: (trigger: string) => Promise<ReloadOutcome>, guard: AdminGuard, tokens: readonly TokenEntry[], req: IncomingMessage, res: ServerResponse, own: Record<string, string>): void {
+  const send = (status: number, body: unknown, extra: Record<string, string> = {}) => sendJson(res, status, body, { ...own, ...extra });
   if (req.method !== 'POST') return send(405, { error: `${req.method} not allowed on /_gateway/reload; use POST` }, { allow: 'POST' });
+  // A browser sends a form or text/plain body cross-site without asking first; reload takes no body.
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data' || type === 'text/plain') {
+    return send(415, { error: `POST /_gateway/reload takes no ${type} body (a form post is what a cross-site page sends); send no body or application/json` });
+  }
   let trigger = 'POST /_gateway/reload';
-  if (!isLoopback(req.socket.remoteAddress)) {
-    const refusal = adminRefusal(tokens, req.headers.authorization);
+  if (guard.reload === 'off') return send(403, { error: 'reload over HTTP is off (--admin-reload off); send SIGHUP to the gateway process, or use --watch' });
+  // Behind a proxy on this machine (nginx, an SSH tunnel, kubectl port-forward) every client is
+  // "loopback": a request that says it was forwarded is not treated as one from this machine.
+  const local = guard.reload === 'loopback' && isLoopback(req.socket.remoteAddress) && !forwarded(req);
+  if (!local) {
+    const refusal = adminRefusal(tokens, req.headers.authorization, guard.reload);
     if (typeof refusal !== 'string') return send(refusal.status, { error: refusal.error }, refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="gateway"' } : {});
     trigger += ` (token "${refusal}")`;
   }
@@ -88,10 +116,20 @@ function reloadRoute(reload: (trigger: string) => Promise<ReloadOutcome>, tokens
   reload(trigger).then((r) => send(r.ok ? 200 : 422, r), (e: unknown) => send(500, { error: (e as Error).message }));
 }
 
+const forwarded = (req: IncomingMessage) => req.headers.forwarded !== undefined || req.headers['x-forwarded-for'] !== undefined || req.headers['x-real-ip'] !== undefined;
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.end(text);
+}
+
 /** The name of the admin token an Authorization header carries, or why it does not do. Never echoes the token. */
-function adminRefusal(tokens: readonly TokenEntry[], authorization: string | undefined): string | { status: 401 | 403; error: string } {
-  const how = 'reload is allowed from loopback clients, or with a client token holding the admin right (signing mode), or by SIGHUP to the process';
-  if (!tokens.length) return { status: 403, error: `${how}; this gateway is not in signing mode with a tokens file` };
+function adminRefusal(tokens: readonly TokenEntry[], authorization: string | undefined, mode: AdminReload): string | { status: 401 | 403; error: string } {
+  const how = mode === 'token'
+    ? 'reload over HTTP needs a client token holding the admin right (--admin-reload token), or SIGHUP to the process'
+    : 'reload is allowed from loopback clients that came through no proxy, or with a client token holding the admin right (signing mode), or by SIGHUP to the process';
+  if (!tokens.length) return { status: 403, error: `${how}; ${mode === 'token' ? 'no tokens file is configured' : 'this gateway is not in signing mode with a tokens file'}` };
   const token = bearerToken(authorization);
   if (token === undefined) return { status: 401, error: `${how}: send Authorization: Bearer <token>` };
   const entry = token === null ? undefined : findToken(tokens, token);
@@ -100,7 +138,6 @@ function adminRefusal(tokens: readonly TokenEntry[], authorization: string | und
   return entry.name;
 }
 
-const isLoopback = (a: string | undefined) => !!a && (a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.') || (isIP(a) === 0 && a === 'localhost'));
 
 /** The served release a ?release= query names (default: the default release), or undefined for an unknown one. */
 function servedFor(state: GatewayState, release: string | null): Served | undefined {
@@ -176,6 +213,9 @@ function adminRoutes(deps: AdminDeps): Middleware {
           ctx.status = 503; // under --workers: the aggregate could not be gathered (a worker gone silent)
           ctx.body = { error: (e as Error).message };
         }
+        return;
+      case '/_gateway/plan': // version changes: the composed plan of ?operation= at ?release=
+        ({ status: ctx.status, body: ctx.body } = (await import('./migrate/plan-route.js')).planAnswer(state, ctx.query));
         return;
       default:
         ctx.status = 404;

@@ -8,6 +8,7 @@ import type { PinnedReleases } from '../catalogue/pin.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
+import type { AdminReload } from './admin-modes.js';
 import { adminHandler } from './admin.js';
 import type { TokenEntry } from './client-auth/tokens.js';
 import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
@@ -41,7 +42,11 @@ export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' |
   reload?: (trigger: string) => Promise<ReloadOutcome>;
   /** Client tokens an admin action (POST /_gateway/reload from off the machine) is checked against. */
   adminTokens?: TokenEntry[];
+  /** Who may POST /_gateway/reload (--admin-reload). */
+  adminReload?: AdminReload;
   lastReload?: () => ReloadOutcome | undefined;
+  /** More of /_gateway/health (the fleet's agreement). */
+  health?: () => Record<string, unknown>;
 }
 
 export interface Gateway {
@@ -55,11 +60,14 @@ export interface Gateway {
   adapter: HttpAdapter;
   /** Compile a new state (throws on any problem, leaving the current one serving) and swap it in. */
   swap(pinned: PinnedReleases, changes: Partial<Omit<GatewayOptions, 'pinned'>>): GatewayState;
+  /** The upstream pool serving now (a reload that changes the deadline, the pool size or the upstreams brings a new one). */
+  proxy(): UpstreamProxy;
   close(): Promise<void>;
 }
 
 export function createGateway(opts: GatewayOptions): Gateway {
-  const proxy = new UpstreamProxy({ timeoutMs: opts.timeoutMs, connections: opts.upstreamConnections });
+  const poolFor = (o: Pick<GatewayOptions, 'timeoutMs' | 'upstreamConnections'>) => new UpstreamProxy({ timeoutMs: o.timeoutMs, connections: o.upstreamConnections });
+  let proxy = poolFor(opts);
   const metrics = new Metrics();
   const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
     // One ajv for every release (identical schemas compile once); route tables of releases other
@@ -69,6 +77,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, ajv, lazyTable: r !== pinned.default }),
     }));
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
+    metrics.servedReleases(served.flatMap((s) => s.id ?? [])); // the release label's only values
     const def = served[pinned.served.indexOf(pinned.default)];
     return { served, byId, default: def, hash: options.hash, loadedAt: new Date().toISOString(), options };
   };
@@ -78,10 +87,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const adapter = createHttpAdapter({
     select: (req) => select(state, req),
     admin: adminHandler({
-      state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, adminTokens: () => state.options.adminTokens ?? [],
+      state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, health: opts.health, adminTokens: () => state.options.adminTokens ?? [],
+      guard: () => ({ origins: state.default.program.crossSite.origins, hosts: state.default.program.crossSite.hosts, reload: state.options.adminReload ?? 'loopback' }),
     }),
-    adminHeaders: (req) => ownHeaders(state.default.program.cors, req.headers.origin, state.default.program.table.fallback, undefined),
-    timeoutMs: opts.timeoutMs, maxPipelined: opts.maxPipelined, metrics, logger: opts.logger,
+    // Admin answers grant no CORS read to any origin: they are the operator's, not a page's.
+    adminHeaders: () => ownHeaders(state.default.program.cors, undefined, state.default.program.table.fallback, undefined),
+    // Read per request from the state, so a reload applies them to every request that arrives after it.
+    get timeoutMs() { return state.options.timeoutMs; },
+    get maxPipelined() { return state.options.maxPipelined; },
+    metrics, logger: opts.logger,
   });
   return {
     handler: adapter.handler,
@@ -90,9 +104,22 @@ export function createGateway(opts: GatewayOptions): Gateway {
     get program() { return state.default.program; },
     adapter,
     swap(next, changes) {
-      state = compile(next, { ...state.options, ...changes });
+      const options = { ...state.options, ...changes };
+      const old = proxy;
+      const newPool = options.timeoutMs !== state.options.timeoutMs || options.upstreamConnections !== state.options.upstreamConnections
+        || JSON.stringify(options.upstreams) !== JSON.stringify(state.options.upstreams);
+      if (newPool) proxy = poolFor(options);
+      try {
+        state = compile(next, options);
+      } catch (e) {
+        if (newPool) { void proxy.close(); proxy = old; }
+        throw e;
+      }
+      // The old pool finishes what is in flight on it (undici's close waits), then lets its sockets go.
+      if (newPool) void old.close();
       return state;
     },
+    proxy: () => proxy,
     close: () => proxy.close(),
   };
 }

@@ -8,6 +8,7 @@
 //   - its Host is not one of the names the gateway is known by (rebinding).
 // Non-browser clients send none of these headers (and the Host they connect to), so they are unaffected.
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 import { GatewayError } from './errors.js';
 
 export interface CrossSiteGuard {
@@ -21,18 +22,32 @@ export interface CrossSiteGuard {
 
 export function checkCrossSite(g: CrossSiteGuard, service: string, headers: IncomingHttpHeaders): void {
   if (!g.services.has(service)) return;
+  const refusal = crossSiteRefusal(g, headers, `this gateway signs requests for ${service}`);
+  if (refusal) throw new GatewayError('crossSite', refusal);
+}
+
+/**
+ * Why a request may have come from a web page that is not the operator's, or undefined. `what` says
+ * what is being protected. `sameOrigin` also accepts an Origin that is the gateway's own (its pages);
+ * `ipHosts` accepts any IP-literal Host, or none: DNS rebinding needs a name (and a browser always
+ * sends one), and a load balancer's or Kubernetes' probe addresses the gateway by its IP.
+ */
+export function crossSiteRefusal(g: Omit<CrossSiteGuard, 'services'>, headers: IncomingHttpHeaders, what: string, relaxed: { sameOrigin?: boolean; ipHosts?: boolean; anyHost?: boolean } = {}): string | undefined {
   const origin = headers.origin;
-  if (origin !== undefined && !g.origins.has(origin)) {
-    throw new GatewayError('crossSite', `Cross-site request from origin '${clip(origin)}' refused: this gateway signs requests for ${service}; allow the origin with --cors-origin if it is yours.`);
+  const own = relaxed.sameOrigin && origin !== undefined && headers.host !== undefined && (origin === `http://${headers.host}` || origin === `https://${headers.host}`);
+  if (origin !== undefined && !own && !g.origins.has(origin)) {
+    return `Cross-site request from origin '${clip(origin)}' refused: ${what}; allow the origin with --cors-origin if it is yours.`;
   }
   const site = headers['sec-fetch-site'];
   if ((site === 'cross-site' || site === 'same-site') && origin === undefined) {
-    throw new GatewayError('crossSite', `Cross-site request (Sec-Fetch-Site: ${site}) refused: this gateway signs requests for ${service}.`);
+    return `Cross-site request (Sec-Fetch-Site: ${site}) refused: ${what}.`;
   }
   const host = hostName(headers.host);
-  if (host === undefined || !g.hosts.has(host)) {
-    throw new GatewayError('crossSite', `Request addressed to host '${clip(headers.host ?? '')}' refused: this gateway signs requests for ${service} and answers only to ${[...g.hosts].join(', ')} (set --allowed-host).`);
+  if (relaxed.anyHost || (relaxed.ipHosts && headers.host === undefined)) return undefined;
+  if (host === undefined || !(g.hosts.has(host) || (relaxed.ipHosts && isIP(host.replace(/^\[|\]$/g, '')) !== 0))) {
+    return `Request addressed to host '${clip(headers.host ?? '')}' refused: ${what} and answers only to ${[...g.hosts].join(', ')} (set --allowed-host).`;
   }
+  return undefined;
 }
 
 /** "Example.com:8080" → "example.com"; "[::1]:80" → "[::1]". */

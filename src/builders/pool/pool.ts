@@ -29,7 +29,7 @@ export interface BuilderPoolOptions {
   executionBudget?: Budget;
   /** Retry-After (seconds) sent with a busy refusal. Default: estimated from the queue and recent build times, at least 1. */
   retryAfterSeconds?: number;
-  /** Builder threads' scheduling priority (./background-priority.ts). Default: GATEWAY_BUILDER_PRIORITY, else background (nice 19). */
+  /** Builder threads' scheduling priority (./background-priority.ts). Default: background (nice 19); the gateway passes --builder-priority. */
   priority?: BuilderPriority;
   /** Module (URL) exporting the PluginRegistry the workers run. Default: the built-in builders. */
   pluginsModule?: string | URL;
@@ -87,7 +87,7 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
       throw new Error(`builder pool: executionBudget.${part} ${budget[part]} is out of range; expected 1…${MAX_TX_EX_UNITS[part]} (the protocol's max tx execution units, which the evaluator cannot exceed)`);
     }
   }
-  const priority = opts.priority ?? (process.env.GATEWAY_BUILDER_PRIORITY as BuilderPriority | undefined) ?? 'background';
+  const priority = opts.priority ?? 'background';
   if (!BUILDER_PRIORITIES.includes(priority)) throw new Error(`builder pool: priority must be one of ${BUILDER_PRIORITIES.join(', ')}, got "${priority}"`);
   const settings: WorkerSettings = {
     pluginsModule: String(opts.pluginsModule ?? BUILTIN_PLUGINS),

@@ -1,11 +1,13 @@
 // Wire signing mode and client authentication from the configuration into proxy hooks.
 // Called once at start-up; refuses to serve signed requests to the network without tokens.
-import { isIP } from 'node:net';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import { loadSigner } from '../../upstream/signing/keys.js';
+import type { Signer } from '../../upstream/signing/signers.js';
 import type { SigningSettings } from '../../upstream/signing/settings.js';
 import { UsageError } from '../../usage-error.js';
+import { isLoopback } from '../loopback.js';
+import type { AdminReload } from '../admin-modes.js';
 import { clientAuthHook, unknownModules } from '../client-auth/hook.js';
 import { readTokensFile, type TokenEntry } from '../client-auth/tokens.js';
 import type { Hook as ProxyHook } from '../pipeline.js';
@@ -17,6 +19,8 @@ export interface SecurityConfig {
   given?: { host: string };
   signing?: SigningSettings;
   tokensFile?: string;
+  /** Who may POST /_gateway/reload: with 'token', admin tokens count outside signing mode too. */
+  adminReload?: AdminReload;
 }
 
 export interface SecurityHooks {
@@ -31,15 +35,20 @@ export interface SecurityHooks {
    * (where tokens are what keeps the network out), none otherwise. A token needs the admin right.
    */
   adminTokens: TokenEntry[];
+  /** The key held per service (signing mode): version changes sign a migrated request again with it. */
+  signers: Map<string, Signer>;
 }
 
+export { isLoopback };
+
 export function securityHooks(config: SecurityConfig, views: ReleaseView[], logger: Logger): SecurityHooks {
-  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [] };
+  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [], signers: new Map() };
   const notes: (() => void)[] = [];
   const { signing, tokensFile } = config;
   if (signing && !tokensFile && !isLoopback(config.host)) {
     throw new UsageError(`signing mode is on and ${config.given?.host ?? '--host'} ${config.host} is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE (npm run keygen -- --token makes one) or listen on 127.0.0.1`);
   }
+  if (config.adminReload === 'token' && !tokensFile) throw new UsageError('--admin-reload token needs client tokens with the admin right: set GATEWAY_TOKENS_FILE (npm run keygen -- --token makes one)');
   const proxied = views.filter((v) => v.service.kind === 'proxy');
   if (signing) {
     const view = views.find((v) => v.service.id === signing.service);
@@ -48,6 +57,7 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     if (!header) throw new UsageError(`signing: service "${signing.service}" declares no security.apiKeyHeader in service.yaml`);
     const signer = loadSigner(signing);
     out.credentialed.add(signing.service);
+    out.signers.set(signing.service, signer);
     out.sign.push(signingHook({ service: signing.service, header, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow }));
     notes.push(() => logger.info(`service ${signing.service}: signing mode, ${signer.algorithm} signatures${signing.recvWindow ? `, recvWindow ${signing.recvWindow} ms` : ''}`));
   }
@@ -60,7 +70,7 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     out.authenticate.push(clientAuthHook({ tokens, services }));
     notes.push(() => logger.info(`client authentication: ${tokens.length} token(s) for ${[...services].join(', ')}`));
     const admins = tokens.filter((t) => t.rights.has('admin')).map((t) => `"${t.name}"`);
-    if (signing) out.adminTokens = tokens;
+    if (signing || config.adminReload === 'token') out.adminTokens = tokens;
     else if (admins.length) notes.push(() => logger.warn(`tokens file: ${admins.join(', ')} hold the admin right, which counts in signing mode only; POST /_gateway/reload stays loopback-only`));
   } else if (signing) {
     notes.push(() => logger.warn(`signing mode without client tokens: anyone who can reach ${config.host} acts with the exchange account (set GATEWAY_TOKENS_FILE)`));
@@ -68,13 +78,4 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
   // Only once everything checked out, so a failed start-up prints its error first.
   for (const n of notes) n();
   return out;
-}
-
-/** 127.0.0.0/8, ::1 (and IPv4-mapped 127.x), "localhost". Anything else counts as reachable from the network. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || /^(0{0,4}:){5}ffff:127\./.test(h) || /^::ffff:127\./.test(h);
-  return false;
 }

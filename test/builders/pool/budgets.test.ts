@@ -10,7 +10,7 @@ import { withLagProbe } from './lag.js';
 import { omegaMintRequest, omegaUnlockRequest } from './omega.js';
 
 const test = suite('builder pool: execution budget');
-const pool = createBuilderPool({ threads: 1 });
+const pool = createBuilderPool({ threads: 1, priority: 'normal' });
 
 test.before(async () => {
   // Load CSL and the evaluator in the worker first, so the timings below are the script's own.
@@ -44,7 +44,7 @@ test('unlock_fund with the omega spending script: BudgetExceeded naming spend #n
 });
 
 test('a configured budget below what a script uses refuses it with the usage and the budget', async () => {
-  const tight = createBuilderPool({ threads: 1, executionBudget: { mem: 1000n, steps: 1_000_000_000n } });
+  const tight = createBuilderPool({ threads: 1, priority: 'normal', executionBudget: { mem: 1000n, steps: 1_000_000_000n } });
   try {
     const error = await tight.run('unlock_fund', unlockFundRequest()).then(() => null, (e: unknown) => e);
     assert.instance(error, BudgetExceededError);
@@ -55,7 +55,7 @@ test('a configured budget below what a script uses refuses it with the usage and
 });
 
 test('a budget above the protocol maximum is refused at creation', () => {
-  assert.throws(() => createBuilderPool({ threads: 1, executionBudget: { mem: 14_000_001n, steps: 1n } }), /executionBudget\.mem 14000001 is out of range; expected 1…14000000/);
+  assert.throws(() => createBuilderPool({ threads: 1, priority: 'normal', executionBudget: { mem: 14_000_001n, steps: 1n } }), /executionBudget\.mem 14000001 is out of range; expected 1…14000000/);
 });
 
 test.run();

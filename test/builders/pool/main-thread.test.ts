@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 const cache = createRequire(import.meta.url).cache;
 const wasm = () => Object.keys(cache).filter((k) => /cardano-serialization-lib|whisky-js/.test(k)).length;
 const { createBuilderPool, poolPlugins } = await import(${JSON.stringify(pool)});
-const p = createBuilderPool({ threads: 1 });
+const p = createBuilderPool({ threads: 1, priority: 'normal' });
 const plugins = poolPlugins(p);
 const { txHex } = await plugins.get('unlock_fund')(JSON.parse(process.env.BODY));
 await p.close();

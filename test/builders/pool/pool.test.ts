@@ -15,7 +15,7 @@ const TEST_PLUGINS = new URL('./test-plugins.js', import.meta.url);
 
 // One pool for the tests that build with the real builders: its thread loads CSL once.
 let shared: BuilderPool;
-test.before(() => { shared = createBuilderPool({ threads: 1 }); });
+test.before(() => { shared = createBuilderPool({ threads: 1, priority: 'normal' }); });
 test.after(async () => { await shared.close(); });
 
 test('unlock_fund through the pool: the same bytes as a direct build', async () => {
@@ -36,7 +36,7 @@ test('a bad request: BuilderInputError with the builder message, rebuilt on this
 });
 
 test('a build past the deadline: BuilderDeadlineError, worker replaced, next build answers', async () => {
-  const pool = createBuilderPool({ threads: 1, deadlineMs: 1500, pluginsModule: TEST_PLUGINS });
+  const pool = createBuilderPool({ threads: 1, priority: 'normal', deadlineMs: 1500, pluginsModule: TEST_PLUGINS });
   try {
     const before = (await pool.run('whoami', {})) as { threadId: number };
     const started = performance.now();
@@ -57,7 +57,7 @@ test('a build past the deadline: BuilderDeadlineError, worker replaced, next bui
 });
 
 test('queue full: BuilderBusyError with Retry-After, at once', async () => {
-  const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1500, retryAfterSeconds: 3, pluginsModule: TEST_PLUGINS });
+  const pool = createBuilderPool({ threads: 1, priority: 'normal', maxQueue: 1, deadlineMs: 1500, retryAfterSeconds: 3, pluginsModule: TEST_PLUGINS });
   try {
     const running = pool.run('hold', {}).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100)); // let the worker take it
@@ -78,7 +78,7 @@ test('queue full: BuilderBusyError with Retry-After, at once', async () => {
 });
 
 test('Retry-After defaults to an estimate of at least 1 s', async () => {
-  const pool = createBuilderPool({ threads: 1, maxQueue: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
+  const pool = createBuilderPool({ threads: 1, priority: 'normal', maxQueue: 1, deadlineMs: 1000, pluginsModule: TEST_PLUGINS });
   try {
     const running = pool.run('hold', {}).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));

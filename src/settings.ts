@@ -1,0 +1,143 @@
+// Every setting of the gateway, declared once: its flag, environment variable, config-file key,
+// default, how its value is read, one line of help, and whether a reload can change it. The CLI
+// parser, `--help`, the config file's key check, the defaults and the README's configuration table
+// are all derived from this list (src/config.ts reads it; tools/settings-table.ts renders the README
+// table, and test/structure/settings-table.test.ts fails when the README and this list differ).
+import { availableParallelism } from 'node:os';
+import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
+import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
+import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
+import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
+import { bool, choice, fleetStore, host, int, onOff, redisStore, workers } from './setting-values.js';
+
+export type { AdminReload };
+
+export interface Setting {
+  /** The GatewayConfig field and the config file's key (camelCase). */
+  key: string;
+  flag: string;
+  env: string;
+  /** Placeholder of the flag's value in --help ('' = a flag without a value, i.e. a boolean). */
+  arg: string;
+  /** The default as given text (parsed like any value), or computed from settings read before it. */
+  default?: string | ((cfg: Record<string, unknown>) => string);
+  /** How the default reads in --help and the README when it is not a plain value. */
+  defaultText?: string;
+  /** Turns the text given (flag, variable or file value) into the setting's value; throws UsageError naming `--flag`. */
+  parse?: (value: string, flag: string) => unknown;
+  /** Read by its own code in config.ts (lists, maps, release specs): declared here for help, names and docs. */
+  special?: 'release' | 'upstreams' | 'list' | 'signing' | 'config';
+  /** False: read once at start-up; a reload that changes it logs "needs a restart" and keeps the old value. */
+  reload: boolean;
+  /** One line for --help. */
+  help: string;
+  /** The README's fuller meaning (default: help). */
+  doc?: string;
+  /** A value that may carry credentials: never printed whole (a Redis URL's password). */
+  secret?: boolean;
+}
+
+const ms = '<ms>';
+
+export const SETTINGS: readonly Setting[] = [
+  { key: 'release', flag: 'release', env: 'GATEWAY_RELEASE', arg: '<id>[,<id>…]|all|<service>=<id>[,<id>…]', special: 'release', defaultText: 'newest', reload: true,
+    help: 'the releases served', doc: 'the releases served (see Several releases)' },
+  { key: 'defaultRelease', flag: 'default-release', env: 'GATEWAY_DEFAULT_RELEASE', arg: '<id>', defaultText: 'newest served', reload: true,
+    help: 'the release of a request that names none' },
+  { key: 'followNewest', flag: 'follow-newest', env: 'GATEWAY_FOLLOW_NEWEST', arg: '', default: 'false', parse: bool, reload: true,
+    help: 'with no --release: a reload that adds a newer release moves the served and default release to it',
+    doc: 'with no `--release`, the gateway serves the newest release it started with; a reload that adds a newer release keeps serving that one and says so, unless this is on (then it moves to the newest, and the reload summary and health say so)' },
+  { key: 'watch', flag: 'watch', env: 'GATEWAY_WATCH', arg: '', default: 'false', parse: bool, reload: false,
+    help: 'reload on any change under the catalogue folder, the config file or the tokens file' },
+  { key: 'reloadClosesWebsockets', flag: 'reload-closes-websockets', env: 'GATEWAY_RELOAD_CLOSES_WEBSOCKETS', arg: '', default: 'false', parse: bool, reload: true,
+    help: 'after a reload, close (1001) open websockets whose stream, websocket API or release is no longer served' },
+  { key: 'adminReload', flag: 'admin-reload', env: 'GATEWAY_ADMIN_RELOAD', arg: ADMIN_RELOAD.join('|'), default: 'loopback', parse: choice(ADMIN_RELOAD), reload: true,
+    help: 'who may POST /_gateway/reload: loopback clients (and admin tokens in signing mode), admin tokens only, or nobody',
+    doc: 'who may `POST /_gateway/reload`: `loopback` = clients on this machine that came through no proxy, and admin tokens in signing mode; `token` = only a client token holding the admin right (tokens file required); `off` = nobody over HTTP (SIGHUP and `--watch` still reload). See The admin plane' },
+  { key: 'host', flag: 'host', env: 'GATEWAY_HOST', arg: '<h>', default: '127.0.0.1', parse: host, reload: false,
+    help: 'listen address: an IP address (0.0.0.0 = every interface) or a host name' },
+  { key: 'port', flag: 'port', env: 'GATEWAY_PORT', arg: '<n>', default: '8080', parse: int(0, 65535), reload: false,
+    help: 'listen port (0 = any free port)' },
+  { key: 'catalogue', flag: 'catalogue', env: 'GATEWAY_CATALOGUE', arg: '<dir>', default: DEFAULT_CATALOGUE_DIR, defaultText: './catalogue', reload: true,
+    help: 'the catalogue folder' },
+  { key: 'upstreams', flag: 'upstream', env: 'GATEWAY_UPSTREAM', arg: '<service>[.rest|.streams|.wsApi]=<url>', special: 'upstreams', defaultText: "service.yaml's upstreams", reload: true,
+    help: 'upstream base URLs (repeatable; the variable comma-separated)',
+    doc: 'upstream base URLs, all three alike: the request\'s path and query are appended (see Websockets); repeatable, the variable comma-separated, the file a map' },
+  { key: 'upstreamRelease', flag: 'upstream-release', env: 'GATEWAY_UPSTREAM_RELEASE', arg: '<service>=<id>', special: 'upstreams', defaultText: "service.yaml's upstreamRelease, else the newest", reload: true,
+    help: 'the release each upstream implements: requests pinned to older releases are migrated up to it (repeatable)',
+    doc: 'the release the upstream implements: requests pinned to older releases are carried up to it by the catalogue\'s version changes (see Version changes); repeatable, the variable comma-separated, the file a map' },
+  { key: 'strict', flag: 'strict', env: 'GATEWAY_STRICT', arg: '', default: 'false', parse: bool, reload: true,
+    help: 'also reject parameters the catalogue does not know' },
+  { key: 'timeoutMs', flag: 'timeout', env: 'GATEWAY_TIMEOUT_MS', arg: ms, default: '10000', parse: int(50, 600_000), reload: true,
+    help: 'total deadline of a request from its arrival (then 408 before the body is in, 504 after)',
+    doc: 'total deadline of a request from its arrival (waiting behind pipelined requests, its body, the upstream or builder): 408 before the body is in, 504 after, the answer cut if it had begun; accurate to ±100 ms from 100 ms up' },
+  { key: 'bodyLimit', flag: 'body-limit', env: 'GATEWAY_BODY_LIMIT', arg: '<bytes>', default: String(1024 * 1024), parse: int(1, 1024 ** 3), reload: true,
+    help: 'request body limit (then 413)' },
+  { key: 'logLevel', flag: 'log-level', env: 'GATEWAY_LOG_LEVEL', arg: LEVELS.join('|'), default: 'info', parse: choice(LEVELS), reload: false,
+    help: 'log lines go to stderr; they never hold headers, query strings, bodies or secrets' },
+  { key: 'logFormat', flag: 'log-format', env: 'GATEWAY_LOG_FORMAT', arg: LOG_FORMATS.join('|'), default: () => defaultLogFormat(), defaultText: 'json (pretty on a terminal)', parse: choice(LOG_FORMATS), reload: false,
+    help: 'pino JSON lines, one access line per request; pretty for people' },
+  { key: 'rateLimit', flag: 'rate-limit', env: 'GATEWAY_RATE_LIMIT', arg: 'on|off', default: 'on', parse: onOff, reload: true,
+    help: "enforce the catalogue's rate limits (service.yaml rateLimits) before forwarding" },
+  { key: 'rateLimitStore', flag: 'rate-limit-store', env: 'GATEWAY_RATE_LIMIT_STORE', arg: 'memory|redis://host:6379/0', default: 'memory', parse: redisStore, reload: true, secret: true,
+    help: 'where the rate-limit counters live: this process, or Redis shared by every replica' },
+  { key: 'rateLimitFail', flag: 'rate-limit-fail', env: 'GATEWAY_RATE_LIMIT_FAIL', arg: 'open|closed', default: 'open', parse: choice(['open', 'closed'] as const), reload: true,
+    help: 'Redis unreachable or slow: open = count in this process meanwhile, closed = refuse (503)' },
+  { key: 'fleet', flag: 'fleet', env: 'GATEWAY_FLEET', arg: 'off|redis://host:6379/0', default: 'off', parse: fleetStore, reload: false, secret: true,
+    help: 'replicas sharing one catalogue identity over Redis: a reload on any replica reloads the others from their own copies',
+    doc: 'replicas that agree on one catalogue: a reload on any replica publishes its catalogue hash over Redis and the others reload from their own copies (swapping only if theirs has that hash); `/_gateway/health` shows the fleet\'s hashes (see Operating a fleet)' },
+  { key: 'rateLimitRedisTimeoutMs', flag: 'rate-limit-redis-timeout', env: 'GATEWAY_RATE_LIMIT_REDIS_TIMEOUT_MS', arg: ms, default: '50', parse: int(1, 10_000), reload: true,
+    help: 'a Redis command unanswered this long makes Redis count as unresponsive: --rate-limit-fail applies at once until it answers again' },
+  { key: 'metricsMaxSeries', flag: 'metrics-max-series', env: 'GATEWAY_METRICS_MAX_SERIES', arg: '<n>', default: '400', parse: int(10, 100_000), reload: true,
+    help: 'labelled histogram series kept per process; further label sets are counted in one overflow series (gateway_metrics_overflow_total)' },
+  { key: 'workers', flag: 'workers', env: 'GATEWAY_WORKERS', arg: '<n>|auto', default: '1', parse: workers, reload: false,
+    help: 'processes serving the port (node:cluster; auto = one per core); a worker that dies is replaced' },
+  { key: 'wsMaxBuffered', flag: 'ws-max-buffered', env: 'GATEWAY_WS_MAX_BUFFERED', arg: '<bytes>', default: String(4 * 1024 * 1024), parse: int(1024, 1024 ** 3), reload: true,
+    help: 'bytes that may wait for a slow websocket peer before it is closed (1008)',
+    doc: 'what may wait for a slow websocket peer: every frame the gateway writes (relayed data, its own error frames, pings, pongs) counts, plus 512 bytes per frame; a client over it is closed (1008), an upstream over it stops the client being read' },
+  { key: 'wsMaxHoldMs', flag: 'ws-max-hold', env: 'GATEWAY_WS_MAX_HOLD_MS', arg: ms, default: '10000', parse: int(100, 3_600_000), reload: true,
+    help: 'how long a websocket client is held (not read) for an upstream that does not take its frames; then both are closed' },
+  { key: 'corsOrigins', flag: 'cors-origin', env: 'GATEWAY_CORS_ORIGINS', arg: '<origin>|*', special: 'list', defaultText: '*', reload: true,
+    help: 'origins allowed to read answers (repeatable; * = any origin, public answers only)',
+    doc: 'origins allowed to read answers (repeatable; the variable comma-separated; the file `cors: { origins: [...] }`); `*` applies to public answers only: an endpoint that needs a key or signature, anything in signing mode, and the admin routes are granted only to a listed origin (admin routes: never)' },
+  { key: 'allowedHosts', flag: 'allowed-host', env: 'GATEWAY_ALLOWED_HOSTS', arg: '<name>', special: 'list', defaultText: 'loopback names and --host', reload: true,
+    help: 'host names a request to a signed service or an admin route may be addressed to (DNS-rebinding guard; repeatable)' },
+  { key: 'maxPipelined', flag: 'max-pipelined', env: 'GATEWAY_MAX_PIPELINED', arg: '<n>', default: '16', parse: int(1, 1024), reload: true,
+    help: 'requests of one connection in progress at once; further pipelined requests wait in the socket' },
+  { key: 'maxConnections', flag: 'max-connections', env: 'GATEWAY_MAX_CONNECTIONS', arg: '<n>', default: '10000', parse: int(1, 1_000_000), reload: false,
+    help: 'open client connections; the next one gets a 503 and is closed' },
+  { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'GATEWAY_HEADERS_TIMEOUT_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
+    help: 'time to send the request headers (then 408 and close)' },
+  { key: 'keepAliveTimeoutMs', flag: 'keep-alive-timeout', env: 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS', arg: ms, default: '65000', parse: int(100, 3_600_000), reload: false,
+    help: 'idle keep-alive connections are closed after this' },
+  { key: 'upstreamConnections', flag: 'upstream-connections', env: 'GATEWAY_UPSTREAM_CONNECTIONS', arg: '<n>', default: '256', parse: int(1, 65_536), reload: true,
+    help: 'connections to each upstream origin (a reload that changes it, or the upstreams, brings a new pool; the old one drains)' },
+  { key: 'routeConcurrency', flag: 'route-concurrency', env: 'GATEWAY_ROUTE_CONCURRENCY', arg: '<n>', default: (c) => String(Math.max(1, Math.floor(Number(c.upstreamConnections) / 4))), defaultText: 'a quarter of --upstream-connections', parse: int(1, 65_536), reload: true,
+    help: 'requests one endpoint may have at the upstream; beyond it 503 + Retry-After (a hung endpoint cannot take the pool)' },
+  { key: 'shutdownGraceMs', flag: 'shutdown-grace', env: 'GATEWAY_SHUTDOWN_GRACE_MS', arg: ms, default: '10000', parse: int(0, 600_000), reload: true,
+    help: 'how long a stopping gateway waits for in-flight requests (it stops as soon as they are done)' },
+  { key: 'workerStallMs', flag: 'worker-stall', env: 'GATEWAY_WORKER_STALL_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
+    help: 'with --workers: a worker whose event loop sent no heartbeat for this long is killed and replaced' },
+  { key: 'builderThreads', flag: 'builder-threads', env: 'GATEWAY_BUILDER_THREADS', arg: '<n>', default: () => String(Math.max(1, availableParallelism() - 1)), defaultText: 'cores − 1 (≥ 1)', parse: int(1, 256), reload: false,
+    help: 'worker threads running transaction builds' },
+  { key: 'builderPriority', flag: 'builder-priority', env: 'GATEWAY_BUILDER_PRIORITY', arg: BUILDER_PRIORITIES.join('|'), default: 'background', parse: choice(BUILDER_PRIORITIES), reload: false,
+    help: "builder threads' priority: background = nice 19, idle = also SCHED_IDLE, normal = the process's",
+    doc: "builder threads' scheduling priority: `background` = nice 19, so the request loop runs first when cores are short (builds slow down under load, they do not stop); `idle` = also Linux's SCHED_IDLE (via util-linux's `chrt`): no CPU while anything else on the host is runnable, for a host running only the gateway; `normal` = the process's priority" },
+  { key: 'builderQueue', flag: 'builder-queue', env: 'GATEWAY_BUILDER_QUEUE', arg: '<n>', default: (c) => String(8 * Number(c.builderThreads)), defaultText: '8 × threads', parse: int(1, 100_000), reload: false,
+    help: 'builds waiting for a thread; beyond it 503 + Retry-After' },
+  { key: 'builderDeadlineMs', flag: 'builder-deadline', env: 'GATEWAY_BUILDER_DEADLINE_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
+    help: 'wall clock per build; past it the thread is replaced and the client gets 503' },
+  { key: 'tokensFile', flag: 'tokens-file', env: 'GATEWAY_TOKENS_FILE', arg: '<file>', defaultText: 'none', reload: true,
+    help: 'client tokens and their allow-lists (see Gateway-side signing)' },
+  { key: 'signing', flag: '', env: 'EXCHANGE_*', arg: '', special: 'signing', defaultText: 'off', reload: true,
+    help: 'signing mode: the exchange key held by the gateway (variables EXCHANGE_API_KEY, … or the file\'s signing:)',
+    doc: 'signing mode: the exchange account\'s key held by the gateway (`EXCHANGE_API_KEY`, `EXCHANGE_API_SECRET` or `EXCHANGE_PRIVATE_KEY_FILE`, …; the file\'s `signing:` section); see Gateway-side signing' },
+  { key: 'configFile', flag: 'config', env: 'GATEWAY_CONFIG', arg: '<file.yaml>', special: 'config', defaultText: 'none', reload: false,
+    help: 'these settings in a YAML file, by their camelCase keys; an unknown key is an error naming the valid ones',
+    doc: 'the settings in a YAML file by the keys of this table (`release` may be a list or a map, `upstreams` a map, `cors: { origins: [...] }`); an unknown key is an error naming the valid ones' },
+];
+
+/** The config file's keys (the file spells CORS as `cors: { origins }`). */
+export const FILE_KEYS: readonly string[] = SETTINGS.filter((s) => s.special !== 'config').map((s) => (s.key === 'corsOrigins' ? 'cors' : s.key));
+
+export const settingByFlag = new Map(SETTINGS.filter((s) => s.flag).map((s) => [s.flag, s]));
