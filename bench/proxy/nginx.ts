@@ -44,7 +44,9 @@ http {
 }
 `);
   const child = track(spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }));
-  child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  child.once('exit', remove);
+  process.once('exit', remove); // the bench may exit before nginx does
   for (let i = 0; ; i++) {
     if (await accepts(port)) break;
     if (i > 200 || child.exitCode !== null) throw new Error(`nginx did not listen: ${readIfAny(join(dir, 'error.log'))}`);

@@ -69,7 +69,8 @@ test('light traffic: a request\'s line shows within the flush interval, not at o
     const seenAt = await new Promise<number>((resolve, reject) => {
       const timer = setInterval(() => {
         if (gw.output().includes('"reqId":"tail-me"')) { clearInterval(timer); resolve(performance.now() - t0); }
-        if (performance.now() - t0 > 10 * FLUSH_MS) { clearInterval(timer); reject(new Error(`no access line after ${10 * FLUSH_MS} ms:\n${gw.output()}`)); }
+        // A bound for the test, not the assertion: a busy machine can hold the timer a long while.
+        if (performance.now() - t0 > answered + 30 * FLUSH_MS) { clearInterval(timer); reject(new Error(`no access line ${30 * FLUSH_MS} ms after the answer:\n${gw.output()}`)); }
       }, 10);
     });
     const late = await lateness;
