@@ -11,11 +11,12 @@ import { buildService, type RawFile } from './build.js';
 import { writeAtomically } from './write-atomically.js';
 import { CatalogueError, type Problem } from './problems.js';
 import { parseYamlFile } from './yaml-file.js';
+import { checkChanges } from './changes/check.js';
 import { readCatalogueFolder } from './catalogue-files.js';
 import type { Catalogue } from './model.js';
 
 /** Bump when the model's shape changes, so older caches are ignored. */
-const MODEL_VERSION = '2';
+const MODEL_VERSION = '3';
 
 let loaderHash: string | undefined;
 /**
@@ -136,8 +137,22 @@ function build(root: string, files: string[], texts: Map<string, string>, cacheD
     if (svc) services.push(svc);
   }
   checkAcrossServices(services, problems);
+  if (!problems.length) checkVersionChanges(services);
   if (problems.length) throw new CatalogueError(problems, warnings);
   return { catalogue: { dir: root, services }, warnings, fromCache: false };
+}
+
+/**
+ * Version changes against each service's default upstream release, checked once when the catalogue
+ * is built (and so kept in its cache) rather than at every start. Only success is recorded: lint
+ * reports the problems (with coverage) and a gateway refuses to start on them, as before.
+ */
+function checkVersionChanges(services: Catalogue['services']): void {
+  for (const s of services) {
+    if (!s.versioned || (!s.changes.changes.length && !s.changes.unbridgeable.length)) continue;
+    const report = checkChanges(s);
+    if (!report.problems.length && report.coverage) s.changes = { ...s.changes, checkedAgainst: report.coverage.upstreamRelease };
+  }
 }
 
 function checkAcrossServices(services: Catalogue['services'], problems: Problem[]): void {

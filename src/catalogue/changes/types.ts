@@ -57,6 +57,11 @@ export interface Unbridgeable {
 export interface ChangeSet {
   changes: Change[];
   unbridgeable: Unbridgeable[];
+  /**
+   * The upstream release the loader checked these changes against (the service's default) and found
+   * sound: kept in the cached model, so a start-up with the default need not check them again.
+   */
+  checkedAgainst?: string;
 }
 
 export const NO_CHANGES: ChangeSet = { changes: [], unbridgeable: [] };

@@ -95,7 +95,9 @@ export function compileMigrations(views: readonly ReleaseView[], o: MigrationOpt
 
 /** checkChanges per catalogue and setting: programs of one catalogue (one per served release) share it. */
 const reports = new WeakMap<object, Map<string, ReturnType<typeof checkChanges>>>();
-function checked(s: Service, setting: string | undefined) {
+function checked(s: Service, setting: string | undefined): Pick<ReturnType<typeof checkChanges>, 'problems'> {
+  // The loader checked the changes against the default upstream release when it built the catalogue.
+  if (s.changes.checkedAgainst !== undefined && (setting === undefined || setting === s.changes.checkedAgainst)) return { problems: [] };
   let bySetting = reports.get(s.changes);
   if (!bySetting) reports.set(s.changes, (bySetting = new Map()));
   let r = bySetting.get(setting ?? '');
