@@ -52,7 +52,7 @@ export interface StartOptions {
   plugins?: PluginRegistry;
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
-  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
+  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number };
   /** Read the configuration again on reload (the CLI re-reads flags, environment and the config file). */
   reread?: () => GatewayConfig;
   /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
@@ -80,6 +80,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const setupLog = heldLogger(logger);
   // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
   const security = securityHooks(config, pinned.default.views, setupLog);
+  let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits live across reloads (their counts must not reset); set up once from the first catalogue.
   const limits = rateLimiting(config, pinned.default.views, setupLog);
   let ready = false;
@@ -104,6 +105,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
+      wsSecurity = nextSecurity.websocket;
       gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash));
       serving = nextPinned;
       server.requestTimeout = requestTimeoutFor(cfg);
@@ -111,7 +113,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => websocketOptions(reloader.config(), served, gateway, logger, opts), logger);
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, logger, opts), security: wsSecurity, crossSite: served.program.crossSite }), logger);
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);

@@ -68,6 +68,8 @@ export class WsApiChecker {
   private readonly targets = new Map<string, ParamTarget>();
   private readonly byName = new Map<string, WsMethod>();
   private readonly releaseLabel: string;
+  /** [wssign] Params the gateway supplies to a request (signing mode): not required of the client. */
+  supplies?: (method: WsMethod, params: Record<string, unknown>) => ReadonlySet<string> | undefined;
 
   constructor(
     readonly view: ReleaseView,
@@ -95,7 +97,8 @@ export class WsApiChecker {
       return this.answer(id, new GatewayError('missing', `Malformed 'params' of ${method.name}: expected a JSON object.`));
     }
     try {
-      checkParams(this.ajv, this.target(method), (req.params ?? {}) as Record<string, unknown>, {}, { strict: this.strict });
+      const params = (req.params ?? {}) as Record<string, unknown>;
+      checkParams(this.ajv, this.target(method), params, {}, { strict: this.strict, supplied: this.supplies?.(method, params) });
     } catch (e) {
       if (e instanceof GatewayError) return this.answer(id, e);
       throw e;

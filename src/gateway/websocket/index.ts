@@ -25,6 +25,8 @@ import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.
 import { checkStreamFrame, WsApiChecker } from './frames.js';
 import { requestTarget, routeOf, upstreamUrl, wsApiBase, type WsPaths, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
+import { websocketSecurity, type WsSecurity } from './security.js';
+import type { CrossSiteGuard } from '../cross-site.js';
 
 export { StreamMatcher } from './stream-names.js';
 
@@ -50,6 +52,11 @@ export interface WebsocketOptions {
   maxHoldMs?: number;
   /** How long shutdown waits for closing handshakes before terminating (default 1 s). */
   shutdownGraceMs?: number;
+  /** [wssign] Signing mode and client tokens (SecurityHooks.websocket), and the served program's cross-site guard. */
+  security?: WsSecurity;
+  crossSite?: CrossSiteGuard;
+  /** [wssign] Keep-alive interval of user-data streams in signing mode (default 30 minutes, the exchange's). */
+  userDataKeepAliveMs?: number;
 }
 
 export interface WebsocketStats {
@@ -96,6 +103,8 @@ interface Admitted {
   inspect: Inspect;
   /** What the connection relays, kept up to date by its SUBSCRIBE / UNSUBSCRIBE frames. */
   subject: OpenSubject;
+  /** [wssign] Called once the connection is open; returns what to call when it ends. */
+  opened?: () => () => void;
 }
 
 /**
@@ -138,6 +147,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const paths: WsPaths = { ...streamsService?.view.service.streamPaths, wsApi: wsApiService?.view.service.wsApiPath };
   const versioned = opts.views.filter((v) => v.release);
   const defaultRelease = versioned.length === 1 ? versioned[0].release!.id : undefined;
+  const guard = websocketSecurity(opts); // [wssign] undefined unless signing or tokens are configured
 
   const wss = new WebSocketServer({
     noServer: true, perMessageDeflate: false, autoPong: false, maxPayload: opts.maxPayload ?? 1024 * 1024, clientTracking: false,
@@ -244,14 +254,23 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     const at = attempt(req, socket);
     try {
       if (closing) throw new GatewayError('upstream', 'Gateway shutting down.');
+      const token = guard?.admitUpgrade(req); // [wssign] 401 / cross-site before routing; strips ?token=
       const target = requestTarget(req.url ?? '/');
       at.route = routeOf(target, paths);
       const admitted = admit(at.route, at);
+      if (guard) secure(admitted, at, token); // [wssign]
       const protocols = checkHandshake(req);
       dial(at, socket, head, at.route, admitted, protocols);
     } catch (e) {
       refuseThrown(at, socket, e);
     }
+  }
+
+  /** [wssign] Signing mode / tokens on an admitted connection: per-frame token check and signing, user-data keep-alive. */
+  function secure(admitted: Admitted, at: Attempt, token: ReturnType<NonNullable<typeof guard>['admitUpgrade']>): void {
+    const { route } = at;
+    if (route?.kind === 'wsApi') admitted.inspect = guard!.wsApiInspect(admitted.svc.wsApi!.checker, admitted.inspect, token);
+    else if (route?.kind === 'streams') admitted.opened = guard!.streamsOpened(route.names, at.templates ?? []);
   }
 
   function refuseThrown(at: Attempt, socket: Duplex, e: unknown): void {
@@ -330,6 +349,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         counts.accepted++;
         record(at, 101, (socket as Socket).bytesWritten);
         const started = Date.now();
+        const leave = admitted.opened?.(); // [wssign]
         logger.debug(`ws ${label} open`);
         const relay = new Relay(client, upstream, {
           maxBufferedBytes: maxBuffered, maxHoldMs: opts.maxHoldMs, inspect,
@@ -338,6 +358,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
             logger.warn(`ws ${label}: client too slow (more than ${maxBuffered} bytes waiting), closed with 1008`);
           },
           onEnd: (end) => {
+            leave?.(); // [wssign]
             relays.delete(relay);
             logger.debug(`ws ${label} closed: client ${end.clientCode}, upstream ${end.upstreamCode}, ${end.framesUp} frames up, ${end.framesDown} down, ${Date.now() - started} ms`);
           },
