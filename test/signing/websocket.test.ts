@@ -14,7 +14,8 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
-import { hashLine } from '../../src/gateway/client-auth/tokens.js';
+import { allowsWsMethod, hashLine, parseTokens } from '../../src/gateway/client-auth/tokens.js';
+import { UsageError } from '../../src/usage-error.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { closed, connect, isRefused, nextMessage, open, sleep, type Opened } from '../websocket/ws-upstream.js';
@@ -242,6 +243,33 @@ test('nothing secret in frames sent back, log lines (debug) or metrics', async (
     assert.not.ok(metrics.includes(s), 'the metrics hold a secret');
     // The listen key is the upstream's own answer to userDataStream.start: the client's to have.
     if (s !== LISTEN_KEY) for (const f of frames) assert.not.ok(f.includes(s), `a frame sent back holds a secret: ${f}`);
+  }
+});
+
+test('tokens file: ws entries (names, * patterns), their errors, and the start-up check against the catalogue', async () => {
+  const hash = hashLine('gwt_x');
+  const [t] = parseTokens({ tokens: [{ name: 'bot', hash, allow: [{ ws: 'order.*' }, { ws: 'ping' }, 'GET /api/v3/*'] }] });
+  assert.ok(allowsWsMethod(t, 'order.place') && allowsWsMethod(t, 'order.cancelReplace') && allowsWsMethod(t, 'ping'));
+  assert.not.ok(allowsWsMethod(t, 'orderList.place') || allowsWsMethod(t, 'pingx') || allowsWsMethod(t, 'account.status'));
+  const refused = (allow: unknown[]) => {
+    try {
+      parseTokens({ tokens: [{ name: 'bot', hash, allow }] });
+    } catch (e) {
+      assert.instance(e, UsageError);
+      return (e as Error).message;
+    }
+    return 'accepted';
+  };
+  assert.match(refused([{ ws: 'order place' }]), /allow\[0\]: ws must be a websocket-API method name or a pattern with \*/);
+  assert.match(refused([{ ws: 'order.*', methods: ['GET'] }]), /a ws entry takes no other key/);
+  assert.match(refused([{ wss: 'order.*' }]), /unknown key "wss"; valid: module, path, methods, ws/);
+  const typo = join(dir, 'ws-typo.yaml');
+  writeFileSync(typo, `tokens:\n  - name: bot\n    hash: ${hash}\n    allow:\n      - ws: 'oder.*'\n`);
+  try {
+    await startGateway(readConfig(['--port', '0', '--tokens-file', typo, '--upstream', `exchange=${rest.url}`], {}), { logger: createLogger('silent') });
+    assert.unreachable('a ws entry matching no method must stop start-up');
+  } catch (e) {
+    assert.match((e as Error).message, /ws entries that match no websocket-API method of the catalogue: "oder\.\*" \(token "bot"\)/);
   }
 });
 
