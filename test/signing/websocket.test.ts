@@ -37,6 +37,7 @@ writeFileSync(wsTokens, `tokens:
     hash: ${hashLine(TOKENS.trader)}
     allow:
       - GET /api/v3/*
+      - POST /api/v3/userDataStream
       - ws: 'order.*'
       - ws: 'userDataStream.*'
   - name: ws-watcher
@@ -209,6 +210,11 @@ test('a user-data stream opened through the gateway is kept alive while the clie
   assert.is(started.result?.listenKey, LISTEN_KEY);
   assert.is(ws.received[0].params.apiKey, HMAC_KEY);
   api.ws.close();
+  // Or over REST: the gateway adds the key header.
+  const res = await fetch(`${g.url}/api/v3/userDataStream`, { method: 'POST', headers: { Authorization: `Bearer ${TOKENS.trader}` } });
+  assert.equal([res.status, await res.json()], [200, { listenKey: LISTEN_KEY }]);
+  assert.equal(rest.calls.map((c) => [c.method, c.apiKey]), [['POST', HMAC_KEY]]);
+  rest.calls.length = 0;
   const opened = performance.now();
   const stream = await open(wsUrl(g, `/ws/${LISTEN_KEY}`), auth(TOKENS.trader));
   const deadline = Date.now() + 10_000;
