@@ -190,6 +190,7 @@ test('upgrades without a token get 401 before any upstream connection; ?token= w
     if (isRefused(r)) {
       assert.is(r.status, 401, path);
       assert.is(r.body.code, -2014);
+      assert.match(String(r.headers['www-authenticate']), /^Bearer realm="gateway"/);
     }
   }
   const cross = await connect(wsUrl(g, '/ws-api/v3'), { ...auth(TOKENS.trader), origin: 'https://evil.example' });

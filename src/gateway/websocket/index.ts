@@ -186,17 +186,17 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     });
   }
 
-  function refuse(at: Attempt, socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined): void {
+  function refuse(at: Attempt, socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined, own: Record<string, string> = {}): void {
     counts.refused++;
     at.release = release;
     if (socket.destroyed) return record(at, CLIENT_CLOSED);
-    const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`X-Gateway-Release: ${release}`] : [])];
+    const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`X-Gateway-Release: ${release}`] : []), ...Object.entries(own).map(([k, v]) => `${k}: ${v}`)];
     record(at, status, writeLastAnswer(socket, status, headers, JSON.stringify(body)));
   }
 
   function refuseError(at: Attempt, socket: Duplex, e: GatewayError, svc: ServiceWs | undefined): void {
     const service: Service | undefined = svc?.view.service ?? opts.views[0]?.service;
-    refuse(at, socket, e.status, envelope(service, e.reason, e.message), svc?.release ?? defaultRelease);
+    refuse(at, socket, e.status, envelope(service, e.reason, e.message), svc?.release ?? defaultRelease, e.headers); // [wssign] e.headers: WWW-Authenticate on a 401
   }
 
   /** The service and checks of a route, or the GatewayError refusing it. */
