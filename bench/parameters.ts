@@ -7,6 +7,7 @@ import { checkParameters, type RequestState } from '../src/gateway/pipeline.js';
 import { compileProgram } from '../src/gateway/program.js';
 import type { UpstreamProxy } from '../src/upstream/proxy.js';
 import { startGateway } from '../src/server.js';
+import { nsPerCall } from './ns-per-call.js';
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const QUERY = 'symbol=BTCUSDT&interval=1m&limit=10';
@@ -30,14 +31,6 @@ const once = (): RequestState => {
 };
 const checked = once().params;
 if (checked.limit !== 10 || checked.interval !== '1m') throw new Error(`unexpected parameters ${JSON.stringify(checked)}`);
-for (let i = 0; i < N / 5; i++) once(); // warm-up
-const rounds: number[] = [];
-for (let r = 0; r < 5; r++) {
-  const t = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) once();
-  rounds.push(Number(process.hrtime.bigint() - t) / N);
-}
-rounds.sort((a, b) => a - b);
-console.log(`checkParameters, GET /api/v3/klines?${QUERY}: ${rounds[2].toFixed(0)} ns per call (median of 5 rounds of ${N}; ${rounds.map((x) => x.toFixed(0)).join(' ')})`);
+nsPerCall(`checkParameters, GET /api/v3/klines?${QUERY}`, N, once);
 await running.close(0);
 process.exit(0);

@@ -85,6 +85,12 @@ export interface GatewayConfig {
   rateLimitStore: string;
   /** Redis unreachable: 'open' counts in this process meanwhile, 'closed' refuses (503). */
   rateLimitFail: 'open' | 'closed';
+  /** A Redis command unanswered this long (ms) counts Redis as unresponsive: --rate-limit-fail applies at once. */
+  rateLimitRedisTimeoutMs: number;
+  /** Labelled metric series kept; observations of further label sets go to one overflow series each. */
+  metricsMaxSeries: number;
+  /** The release each service's upstream speaks ("<service>" → release id; default: service.yaml upstreamRelease, else the newest). */
+  upstreamRelease: Record<string, string>;
 }
 
 const FLAGS = SETTINGS.filter((s) => s.flag && s.arg).map((s) => s.flag);
@@ -137,6 +143,7 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
   cfg.allowedHosts = list(args, env, 'allowed-host', file.allowedHosts);
   cfg.release = releaseSpec(releaseSpecs(args, env, file), cfg.defaultRelease as string | undefined);
   cfg.upstreams = { ...fileUpstreams(file.upstreams), ...flagUpstreams(args, env) };
+  cfg.upstreamRelease = upstreamReleases(args, env, file.upstreamRelease);
   return cfg as unknown as GatewayConfig;
 }
 
@@ -159,6 +166,20 @@ function flagUpstreams(args: ParsedArgs, env: NodeJS.ProcessEnv): Record<string,
     const eq = u.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --upstream "${u}"; expected <service>=<url>`);
     out[u.slice(0, eq)] = upstreamUrl(u.slice(eq + 1), u.slice(0, eq));
+  }
+  return out;
+}
+
+/** --upstream-release <service>=<id> (repeatable), GATEWAY_UPSTREAM_RELEASE (comma-separated), or the file's map. */
+function upstreamReleases(args: ParsedArgs, env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, string> {
+  if (fromFile !== undefined && (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile))) throw new UsageError('config upstreamRelease must map <service> to a release id');
+  const specs = args.flags.get('upstream-release') ?? (env.GATEWAY_UPSTREAM_RELEASE ? env.GATEWAY_UPSTREAM_RELEASE.split(',') : undefined)
+    ?? Object.entries((fromFile ?? {}) as Record<string, unknown>).map(([k, v]) => `${k}=${String(v)}`);
+  const out: Record<string, string> = {};
+  for (const u of specs) {
+    const eq = u.indexOf('=');
+    if (eq <= 0 || eq === u.trim().length - 1) throw new UsageError(`invalid --upstream-release "${u}"; expected <service>=<release id>`);
+    out[u.slice(0, eq).trim()] = u.slice(eq + 1).trim();
   }
   return out;
 }

@@ -63,10 +63,12 @@ export interface StartOptions {
 function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHooks, limits: RateLimiting, beforeProxy: Hook[], hash: string) {
   return {
     upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
-    hooks: [...security.authenticate, ...beforeProxy, ...limits.hooks, ...security.sign],
+    // Limits after signing: an account's limits count the API key actually sent (the gateway's own in signing mode).
+    hooks: [...security.authenticate, ...beforeProxy, ...security.sign, ...limits.hooks],
     corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
     maxInflightPerRoute: cfg.routeConcurrency, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
     timeoutMs: cfg.timeoutMs, maxPipelined: cfg.maxPipelined, upstreamConnections: cfg.upstreamConnections,
+    upstreamRelease: cfg.upstreamRelease, signers: security.signers,
   };
 }
 
@@ -93,6 +95,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     health: () => (fleet ? { fleet: fleet.status() } : {}),
   });
   let fleet: Fleet | undefined;
+  gateway.metrics.limitSeries(config.metricsMaxSeries);
   const server = createHttpServer(config, gateway, logger);
   let serving: PinnedReleases = pinned;
   const reloader = createReloader(config, loaded.catalogue, {
@@ -105,15 +108,24 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
+      // The limits and settings of the new catalogue and configuration, counts kept by limit; back if the swap fails.
+      const before = reloader.config();
+      limits.reconfigure(cfg, nextPinned.default.views);
+      try {
+        gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash));
+      } catch (e) {
+        limits.reconfigure(before, serving.default.views);
+        throw e;
+      }
       wsSecurity = nextSecurity.websocket;
-      gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash));
+      gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
       server.requestTimeout = requestTimeoutFor(cfg);
       websocketsAfterReload(websockets, gateway.state(), cfg.reloadClosesWebsockets, logger);
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, logger, opts), security: wsSecurity, crossSite: served.program.crossSite }), logger);
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite }), logger);
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);
@@ -142,10 +154,10 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   };
 }
 
-function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, logger: Logger, opts: StartOptions): WebsocketOptions {
+function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, limits: RateLimiting, logger: Logger, opts: StartOptions): WebsocketOptions {
   return {
     views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
-    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, ...opts.websocket,
+    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits, ...opts.websocket,
   };
 }
 
@@ -160,7 +172,7 @@ function registerMetrics(gateway: Gateway, websockets: Websockets, reloader: Rel
   gateway.metrics.addCounter('gateway_reloads_applied_total', 'Reloads of the catalogue and configuration that were applied.', () => reloader.counts.applied);
   gateway.metrics.addCounter('gateway_reloads_refused_total', 'Reloads refused (an invalid catalogue or configuration); the last good program kept serving.', () => reloader.counts.refused);
   builders?.observe(gateway.metrics);
-  limiterMetrics(gateway, limits);
+  limits.observe(gateway.metrics); // remaining budget per limit, bans, refusals, the store's state
 }
 
 /** One line per service: what it serves. */
@@ -169,14 +181,5 @@ function announce(pinned: PinnedReleases, logger: Logger): void {
   for (const v of pinned.default.views) {
     const at = v.release ? (releases.length > 1 ? ` serving ${releases.join(', ')} (default ${v.release.id})` : ` pinned at ${v.release.id}`) : '';
     logger.info(`service ${v.service.id}${at}: ${v.served.length} endpoints`);
-  }
-}
-
-/** Remaining budget per limit, bans and refusals of the rate limiter, read at scrape time. */
-function limiterMetrics(gateway: Gateway, limits: RateLimiting): void {
-  for (const [name, value] of Object.entries(limits.limiterGauges())) {
-    const read = () => limits.limiterGauges()[name] ?? value;
-    if (name.endsWith('_total')) gateway.metrics.addCounter(`gateway_${name}`, 'Requests the rate limiter refused locally (429), never forwarded.', read);
-    else gateway.metrics.addGauge(`gateway_${name}`, name.endsWith('_ban_seconds') ? 'Seconds left of an upstream ban (418/429 Retry-After) during which requests are refused locally.' : 'Weight or orders left in the current window of this limit.', read);
   }
 }

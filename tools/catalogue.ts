@@ -1,11 +1,12 @@
 // npm run catalogue -- <command>: inspect and check the catalogue.
 //   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
-//   lint [--catalogue <dir>] [--quiet]        the loader's errors and warnings; exit 1 on errors
+//   lint [--catalogue <dir>] [--quiet]        the loader's errors and warnings; exit 1 on errors, 2 if unreadable
 //   openapi [--release <id>] [--service <id>] [--catalogue <dir>]   OpenAPI 3.1 of what is served at the release
 //   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]  AsyncAPI 3.0 of the websocket side at the release
+//   plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>]   the composed version-change plan
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
-import { CatalogueError, formatProblem } from '../src/catalogue/problems.js';
+import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
 import { runTool } from '../src/cli/run-tool.js';
@@ -15,13 +16,15 @@ import { toOpenApi } from '../src/catalogue/to-openapi.js';
 import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { pinViews } from '../src/catalogue/pin.js';
 import type { ReleaseView } from '../src/catalogue/resolve.js';
+import { lintChanges, planCommand } from './catalogue-changes.js';
 
 const USAGE = `usage: npm run catalogue -- <command> [options]
   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
   lint [--catalogue <dir>] [--quiet]
   openapi [--release <id>] [--service <id>] [--catalogue <dir>]
   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]
-  import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]`;
+  import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]
+  plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]`;
 
 function main(argv: string[]): number {
   const [command, ...rest] = argv;
@@ -30,7 +33,8 @@ function main(argv: string[]): number {
   if (command === 'import-openapi') return importCommand(rest);
   if (command === 'openapi') return exportDoc(rest, toOpenApi);
   if (command === 'asyncapi') return exportDoc(rest, toAsyncApi);
-  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi';
+  if (command === 'plan') return plan(rest);
+  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, plan';
   throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
 }
 
@@ -45,6 +49,16 @@ function exportDoc(argv: string[], build: (views: ReleaseView[]) => Record<strin
   const pin = only !== undefined && release !== undefined ? { byService: { [only]: release } } : { all: release, byService: {} };
   const views = pinViews(catalogue, pin).filter((v) => only === undefined || v.service.id === only);
   console.log(JSON.stringify(build(views), null, 2));
+  return 0;
+}
+
+/** plan: the composed version-change plan of one operation at a release, as JSON. */
+function plan(argv: string[]): number {
+  const args = parseArgs(argv, ['service', 'upstream-release', 'catalogue']);
+  const [release, operation] = args.positionals;
+  if (!release || !operation) throw new UsageError("plan needs <release> and '<METHOD /path>'");
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  console.log(JSON.stringify(planCommand(catalogue, release, operation, flag(args, 'service'), flag(args, 'upstream-release')), null, 2));
   return 0;
 }
 
@@ -71,6 +85,7 @@ function lint(argv: string[]): number {
     const { catalogue, warnings } = loadCatalogue(flag(args, 'catalogue'));
     if (!quiet) for (const w of warnings) console.log(`warning: ${formatProblem(w)}`);
     const counts = catalogue.services.map((s) => `${s.id}: ${s.endpoints.length} endpoints, ${s.releases.length} releases, ${Object.keys(s.enums).length} enums, ${s.streams.length} streams, ${s.wsMethods.length} websocket methods`);
+    if (lintChanges(catalogue, warnings.length) > 0) return 1;
     console.log(`catalogue ok (${counts.join('; ')}); ${warnings.length} warning(s)`);
     return 0;
   } catch (e) {
@@ -78,7 +93,7 @@ function lint(argv: string[]): number {
     for (const w of e.warnings) console.log(`warning: ${formatProblem(w)}`);
     for (const p of e.problems) console.log(`error: ${formatProblem(p)}`);
     console.log(`${e.problems.length} error(s), ${e.warnings.length} warning(s)`);
-    return 1;
+    return e instanceof CatalogueReadError ? 2 : 1; // a folder that cannot be read is an input error
   }
 }
 

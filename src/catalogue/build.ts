@@ -6,11 +6,14 @@ import type {
 } from './model.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
+import { releaseIdProblem } from './release-id.js';
 import { fileValidators } from './file-validators.js';
 import { kindOf, KNOWN_FILES, type Kind } from './file-kinds.js';
 import { SchemaCheck } from './schema-check.js';
 import { bodySchema, parameterSchema } from './validators.js';
 import type { ParsedYaml } from './yaml-file.js';
+import { readChanges } from './changes/read.js';
+import { NO_CHANGES } from './changes/types.js';
 
 export interface RawFile extends ParsedYaml {
   /** Path inside the service folder, e.g. "endpoints/market.yaml". */
@@ -19,7 +22,7 @@ export interface RawFile extends ParsedYaml {
 
 const LIFECYCLE_KEYS = ['added', 'deprecated', 'removed'] as const;
 
-function schemaMessage(e: ErrorObject): string {
+function schemaMessage(e: ErrorObject, data: unknown): string {
   const where = e.instancePath ? `${e.instancePath.slice(1).replaceAll('/', '.')}: ` : '';
   if (e.propertyName !== undefined) {
     const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
@@ -28,8 +31,15 @@ function schemaMessage(e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') return `${where}unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
   if (e.keyword === 'required') return `${where}missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
   if (e.keyword === 'enum') return `${where}must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+  // A pattern or length refused: name the value too (JSON-quoted, so a control character shows as its escape).
+  if (/^(pattern|maxLength|minLength)$/.test(e.keyword)) {
+    const value = pointerPath(e.instancePath).reduce<any>((o, k) => (o && typeof o === 'object' ? o[k] : undefined), data);
+    if (typeof value === 'string') return `${where}${e.message} (got ${JSON.stringify(clipped(value))})`;
+  }
   return `${where}${e.message}`;
 }
+
+const clipped = (s: string) => (s.length > 64 ? `${s.slice(0, 64)}…` : s);
 
 /** "/endpoints/3/path" → ['endpoints', 3, 'path'] */
 function pointerPath(pointer: string): (string | number)[] {
@@ -93,7 +103,7 @@ export function buildService(
         // Point at the offending field itself when there is one (unknown field or key), else at the value.
         const field = (e.params as { additionalProperty?: string }).additionalProperty ?? e.propertyName;
         if (field !== undefined) path.push(field);
-        problems.push({ file: f.file, line: f.lineOf(path), message: schemaMessage(e) });
+        problems.push({ file: f.file, line: f.lineOf(path), message: schemaMessage(e, f.data) });
       }
       // Keep checking the rest of the file: a schema error in one item must not hide a broken
       // cross-reference in another. The faulty items are left out; if what remains still breaks
@@ -143,8 +153,12 @@ class ServiceBuilder {
       errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} }, rateLimits: [],
       apiKeyHeader: s.security?.apiKeyHeader,
       signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
-      endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [],
+      endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [], changes: NO_CHANGES,
     };
+    if (s.upstreamRelease !== undefined) {
+      if (this.releaseIndex.has(String(s.upstreamRelease))) this.svc.upstreamRelease = String(s.upstreamRelease);
+      else this.problem(sf, ['upstreamRelease'], `upstreamRelease "${s.upstreamRelease}" is not in releases.yaml`);
+    }
     if (this.svc.errors.envelope === 'code-msg' && this.svc.errors.codes.unknown === undefined) {
       this.problem(sf, ['errors'], `errors: the code-msg envelope needs codes.unknown (the code of any reason not named)`);
     }
@@ -170,6 +184,7 @@ class ServiceBuilder {
     this.compileSchemas();
     this.checkEndpointDuplicates();
     this.checkReplacements();
+    this.svc.changes = readChanges(this.files.get('changes')?.[0], this.releaseIndex, this.problems);
     return this.svc;
   }
 
@@ -191,8 +206,14 @@ class ServiceBuilder {
 
   private releases(f: RawFile) {
     const list = (f.data as { releases: { id: string; date: string; notes?: string; source?: string; note?: string }[] }).releases;
-    // index = position among the releases kept (a release with a schema error is left out).
-    return dense(list).map((r, index) => {
+    // index = position among the releases kept (a release with a schema error is left out, and so
+    // is an id the gateway could not send, whatever schema the folder brings).
+    const safe = dense(list).filter((r) => {
+      const problem = releaseIdProblem(r.id);
+      if (problem) this.problem(f, ['releases', list.indexOf(r), 'id'], problem);
+      return !problem;
+    });
+    return safe.map((r, index) => {
       const at = list.indexOf(r);
       if (this.releaseIndex.has(r.id)) this.problem(f, ['releases', at, 'id'], `duplicate release id "${r.id}"`);
       this.releaseIndex.set(r.id, index);
@@ -328,7 +349,7 @@ class ServiceBuilder {
   }
 
   /** The weight in one shape ({ value } or { rules, otherwise }); rules must name the endpoint's parameters, steps ascend. */
-  private weight(f: RawFile, path: (string | number)[], raw: number | Record<string, any>, ep: Endpoint): Weight {
+  private weight(f: RawFile, path: (string | number)[], raw: number | Record<string, any>, ep: Pick<Endpoint, 'key' | 'parameters'>): Weight {
     if (typeof raw === 'number') return { value: raw, per: 'IP' };
     const w: Weight = { ...raw, per: raw.per ?? 'IP' } as Weight;
     const names = new Set([...ep.parameters.map((p) => p.name), ...this.svc.commonParameters.map((p) => p.name)]);
@@ -352,7 +373,7 @@ class ServiceBuilder {
    */
   private rateLimits(sf: RawFile, list: Record<string, any>[]) {
     const all = (sf.data as { rateLimits?: unknown[] }).rateLimits ?? [];
-    const keys = new Set(this.svc.endpoints.map((e) => e.key));
+    const keys = new Set([...this.svc.endpoints.map((e) => e.key), ...this.svc.wsMethods.map((m) => `ws-api ${m.name}`)]);
     for (const r of list) {
       const path = ['rateLimits', all.indexOf(r)];
       const what = `rate limit ${r.kind} per ${r.interval}`;
@@ -363,7 +384,7 @@ class ServiceBuilder {
       };
       (r.counts ?? []).forEach((k: string, i: number) => {
         if (!keys.has(k)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", which the catalogue does not have`);
-        else if (r.pathPrefix && !k.slice(k.indexOf(' ') + 1).startsWith(r.pathPrefix)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", outside its pathPrefix ${r.pathPrefix}`);
+        else if (r.pathPrefix && !k.startsWith('ws-api ') && !k.slice(k.indexOf(' ') + 1).startsWith(r.pathPrefix)) this.problem(sf, [...path, 'counts', i], `${what}: counts names endpoint "${k}", outside its pathPrefix ${r.pathPrefix}`);
       });
       if (r.countedBy === 'apiKey' && !this.svc.apiKeyHeader) {
         this.problem(sf, [...path, 'countedBy'], `${what}: countedBy apiKey needs the API-key header, but service ${this.id} declares no security.apiKeyHeader`);
@@ -417,6 +438,7 @@ class ServiceBuilder {
         parameters, constraints: this.constraints(m.constraints),
       };
       this.checkConstraintNames(f, [...path, 'constraints'], wm.constraints, parameters, `websocket method ${m.name}`);
+      if (m.weight !== undefined) wm.weight = this.weight(f, [...path, 'weight'], m.weight, { key: `websocket method ${m.name}`, parameters } as Pick<Endpoint, 'key' | 'parameters'>);
       return wm;
     }));
     this.checkOverlaps(methods, (m) => m.name, f, 'duplicate websocket method');
@@ -491,7 +513,7 @@ class ServiceBuilder {
   }
 
   private checkReplacements() {
-    const keys = new Set(this.svc.endpoints.map((e) => e.key));
+    const keys = new Set([...this.svc.endpoints.map((e) => e.key), ...this.svc.wsMethods.map((m) => `ws-api ${m.name}`)]);
     for (const e of this.svc.endpoints) {
       if (e.replacement && /^[A-Z]+ \//.test(e.replacement) && !keys.has(e.replacement)) {
         this.warnings.push({ ...e.at, message: `${e.key}: replacement "${e.replacement}" is not an endpoint of the catalogue` });

@@ -9,6 +9,8 @@ export const FILE_KINDS = {
   wsApi: { file: 'ws-api.yaml', def: 'wsApiFile' },
   /** endpoints.yaml, or any YAML file under endpoints/ (one per module). */
   endpoints: { file: 'endpoints.yaml', folder: 'endpoints/', def: 'endpointsFile' },
+  /** Version changes: how requests at older releases reach the upstream's (src/catalogue/changes/). */
+  changes: { file: 'changes.yaml', def: 'changesFile' },
 } as const;
 
 export type Kind = keyof typeof FILE_KINDS;

@@ -1,13 +1,18 @@
-// The worker side of checkInWorker: load (and so cache) the catalogue, report problems.
+// The worker side of loadCatalogueOffLoop: load (and so cache) the catalogue, then hand it back in
+// JSON pieces, or its problems.
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadCatalogue } from './load.js';
-import { CatalogueError } from './problems.js';
+import { asciiJson, loadCatalogue } from './load.js';
+import { cutForTransfer } from './load-transfer.js';
+import { CatalogueError, CatalogueReadError } from './problems.js';
+import type { LoaderReply, LoaderRequest } from './load-in-worker.js';
 
-const { dir } = workerData as { dir: string };
+const { dir, options } = workerData as LoaderRequest;
+let message: LoaderReply;
 try {
-  loadCatalogue(dir);
-  parentPort!.postMessage({ ok: true });
+  const loaded = loadCatalogue(dir, options);
+  message = { ok: true, loaded: cutForTransfer(loaded, asciiJson) };
 } catch (e) {
   const problems = e instanceof CatalogueError ? e.problems : [{ file: dir, line: 0, message: (e as Error).message }];
-  parentPort!.postMessage({ ok: false, problems, warnings: e instanceof CatalogueError ? e.warnings : [] });
+  message = { ok: false, problems, warnings: e instanceof CatalogueError ? e.warnings : [], unreadable: e instanceof CatalogueReadError };
 }
+parentPort!.postMessage(message);

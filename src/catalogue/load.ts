@@ -4,13 +4,14 @@
 // the loader itself: YAML parsing is slow and start-up should not pay for it when nothing changed,
 // but a new check must never be skipped because an older loader cached the catalogue.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildService, type RawFile } from './build.js';
 import { writeAtomically } from './write-atomically.js';
 import { CatalogueError, type Problem } from './problems.js';
 import { parseYamlFile } from './yaml-file.js';
+import { readCatalogueFolder } from './catalogue-files.js';
 import type { Catalogue } from './model.js';
 
 /** Bump when the model's shape changes, so older caches are ignored. */
@@ -27,6 +28,10 @@ export function loaderVersion(): string {
   const hash = createHash('sha256').update(MODEL_VERSION);
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) {
     hash.update(name).update('\0').update(readFileSync(join(dir, name))).update('\0');
+  }
+  // The version changes' reader (changes/) builds part of the model too.
+  for (const name of readdirSync(join(dir, 'changes')).filter((n) => n.endsWith('.js')).sort()) {
+    hash.update(`changes/${name}`).update('\0').update(readFileSync(join(dir, 'changes', name))).update('\0');
   }
   return (loaderHash = hash.digest('hex').slice(0, 16));
 }
@@ -73,7 +78,7 @@ export interface LoadResult {
 /** Load and check a catalogue; throws CatalogueError listing every problem found. */
 export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOptions = {}): LoadResult {
   const root = resolve(dir);
-  const files = listFiles(root);
+  const { names: files, bytes } = readCatalogueFolder(root);
   const cacheDir = opts.cacheDir ?? configuredCacheDir();
   // The content hash covers the files' names inside the folder and their bytes (for UTF-8 text, the
   // same bytes as the decoded text), not where the folder is: replicas of a fleet that mount the same
@@ -81,12 +86,7 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
   // files by their path). Decoding waits for a cache miss: it is most of the read time of a
   // catalogue with non-ASCII text.
   const content = createHash('sha256').update(loaderVersion());
-  const bytes = new Map<string, Buffer>();
-  for (const f of files) {
-    const data = readFileSync(join(root, f));
-    bytes.set(f, data);
-    content.update(f).update('\0').update(data).update('\0');
-  }
+  for (const f of files) content.update(f).update('\0').update(bytes.get(f)!).update('\0');
   const hash = content.digest('hex').slice(0, 16);
   const digest = createHash('sha256').update(root).update('\0').update(hash).digest('hex');
   const cacheFile = cacheDir === false || opts.modelCache === false ? null : join(cacheDir, cacheFileName(root, digest));
@@ -112,7 +112,12 @@ function build(root: string, files: string[], texts: Map<string, string>, cacheD
   if (schemaText === undefined) {
     throw new CatalogueError([{ file: display(SCHEMA_FILE), line: 0, message: 'catalogue JSON Schema not found' }]);
   }
-  const schema = JSON.parse(schemaText) as Record<string, unknown>;
+  let schema: Record<string, unknown>;
+  try {
+    schema = JSON.parse(schemaText) as Record<string, unknown>;
+  } catch (e) {
+    throw new CatalogueError([{ file: display(SCHEMA_FILE), line: 0, message: `catalogue JSON Schema is not JSON: ${(e as Error).message}` }]);
+  }
   const byService = new Map<string, RawFile[]>();
   for (const f of files) {
     if (!f.endsWith('.yaml') && !f.endsWith('.yml')) continue;
@@ -148,29 +153,11 @@ function checkAcrossServices(services: Catalogue['services'], problems: Problem[
   }
 }
 
-function listFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    const entries = readdirSync(join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const { name } = entry;
-      if (name.startsWith('.')) continue;
-      const r = rel ? `${rel}/${name}` : name;
-      // The entry's type saves a stat per file; a symbolic link is followed, as before.
-      const isDir = entry.isSymbolicLink() ? statSync(join(root, r)).isDirectory() : entry.isDirectory();
-      if (isDir) walk(r);
-      else if (/\.(ya?ml|json)$/.test(name)) out.push(r);
-    }
-  };
-  walk('');
-  return out;
-}
-
 /**
  * JSON with every non-ASCII character escaped: the same value, but read back as a one-byte string,
  * which node decodes and JSON.parse reads faster (a few characters would make all of it two-byte).
  */
-function asciiJson(value: unknown): string {
+export function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -198,8 +185,12 @@ function writeCache(file: string, result: LoadResult): void {
     return; // a read-only cache folder only costs start-up time
   }
   const current = file.slice(dir.length + 1);
-  for (const name of readdirSync(dir)) {
-    // Safe while another process reads one: on POSIX an open file outlives its name.
-    if (isStaleCache(name, current)) rmSync(join(dir, name), { force: true });
+  try {
+    for (const name of readdirSync(dir)) {
+      // Safe while another process reads one: on POSIX an open file outlives its name.
+      if (isStaleCache(name, current)) rmSync(join(dir, name), { force: true });
+    }
+  } catch {
+    // pruning is housekeeping: a cache folder that changed under us is pruned next time
   }
 }

@@ -1,6 +1,8 @@
 // Typed model of a loaded catalogue. The YAML files are the only source of these facts;
 // the loader checks them and fills in the derived fields (release indexes, owning file and line).
 
+import type { ChangeSet } from './changes/types.js';
+
 export type SecurityScheme = 'NONE' | 'API_KEY' | 'SIGNED';
 
 /** Lifecycle fields shared by every kind of item. Release ids refer to releases.yaml. */
@@ -138,6 +140,8 @@ export interface WsMethod extends Lifecycle {
   security: SecurityEntry[];
   parameters: Parameter[];
   constraints: Constraint[];
+  /** Weight of one request frame against the REQUEST_WEIGHT limits (shared with REST). */
+  weight?: Weight;
 }
 
 export interface BuilderDef {
@@ -162,7 +166,7 @@ export interface RateLimit extends Lifecycle {
   limit: number;
   /** ip: the gateway's egress IP (all clients together); apiKey: the account; token: the client token. */
   countedBy: 'ip' | 'apiKey' | 'token';
-  /** ORDERS: keys ("METHOD /path") of the endpoints that count 1 each. */
+  /** ORDERS: keys ("METHOD /path") of the endpoints, and "ws-api <method>" of the websocket-API methods, that count 1 each. */
   counts?: string[];
   /** Only endpoints whose path starts with this count (the upstream meters path families apart). */
   pathPrefix?: string;
@@ -202,6 +206,10 @@ export interface Service {
   wsMethods: WsMethod[];
   /** ws-api.yaml path: the websocket API's connection path (served as it is). */
   wsApiPath?: string;
+  /** service.yaml upstreamRelease: the release the upstream implements (absent: the newest). */
+  upstreamRelease?: string;
+  /** changes.yaml: how a request at an older release reaches the upstream's, and its answer comes back. */
+  changes: ChangeSet;
 }
 
 export interface Catalogue {

@@ -19,3 +19,14 @@ export class CatalogueError extends Error {
     this.name = 'CatalogueError';
   }
 }
+
+/**
+ * A catalogue that could not be read (a link loop, a file gone or unreadable): an input error, as a
+ * bad flag is — the tools exit 2 — rather than a catalogue whose content is wrong.
+ */
+export class CatalogueReadError extends CatalogueError {
+  constructor(problems: Problem[]) {
+    super(problems);
+    this.name = 'CatalogueReadError';
+  }
+}

@@ -21,6 +21,7 @@ export const REASONS = {
   builder: { status: 400, message: 'the builder refused the request' },
   streamInvalid: { status: 400, message: 'invalid websocket stream request' },
   unauthorized: { status: 401, message: 'credentials required' },
+  badSignature: { status: 401, message: 'signature for this request is not valid' },
   forbidden: { status: 403, message: 'not allowed' },
   crossSite: { status: 403, message: 'cross-site request refused' },
   requestTimeout: { status: 408, message: 'the request was not received within the deadline' },

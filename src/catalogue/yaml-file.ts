@@ -63,7 +63,15 @@ export function parseYamlFile(file: string, text: string, problems: Problem[], c
     else if (isSeq(node)) node.items.forEach((item, i) => walk(item as Node | null, child(i)));
   };
   walk(doc.contents as Node | null, '');
-  const kept: Kept = { data: doc.toJS({ maxAliasCount: 1000 }), lines };
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 });
+  } catch (e) {
+    // An alias bomb (yaml's limit: "Excessive alias count…"): the file's problem, not a crash of lint.
+    problems.push({ file, line: 1, message: `invalid YAML: ${(e as Error).message}` });
+    return null;
+  }
+  const kept: Kept = { data, lines };
   if (keptFile) keep(keptFile, kept);
   return fromKept(file, kept);
 }

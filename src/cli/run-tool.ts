@@ -1,13 +1,13 @@
 // Shared ending of the command-line tools: run main, turn usage and catalogue errors into
 // one clear message and an exit status, let anything else surface as the bug it is.
-import { CatalogueError } from '../catalogue/problems.js';
+import { CatalogueError, CatalogueReadError } from '../catalogue/problems.js';
 import { UnknownReleaseError } from '../catalogue/resolve.js';
 import { UsageError } from '../args.js';
 
 export interface RunToolOptions {
   /** Printed after a usage error. */
   usage?: string;
-  /** Exit status for a catalogue that does not load (default 1). */
+  /** Exit status for a catalogue that does not load (default 1; one that cannot be read: 2). */
   catalogueErrorExit?: number;
 }
 
@@ -21,7 +21,7 @@ export function runTool(main: (argv: string[]) => number, opts: RunToolOptions =
       process.exitCode = 2;
     } else if (e instanceof CatalogueError) {
       console.error(e.message);
-      process.exitCode = opts.catalogueErrorExit ?? 1;
+      process.exitCode = e instanceof CatalogueReadError ? 2 : opts.catalogueErrorExit ?? 1;
     } else throw e;
   }
 }

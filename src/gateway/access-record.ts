@@ -108,7 +108,7 @@ export function recordRequest(o: RecordOptions, req: IncomingMessage, res: Serve
   const logged = o.logger.enabled('info');
   const bytes = bytesOut(req.socket, ended, logged);
   if (!logged) return;
-  accessLine(o.logger, who, method, route, status, ended - arrived, release, upstreamMs, bytes);
+  accessLine(o.logger, who, method, route, status, ended - arrived, release, upstreamMs, bytes, undefined, ex?.migrated);
 }
 
 /** A request answered (or dropped) on the raw socket, outside node's ServerResponse. */
@@ -140,10 +140,11 @@ export function recordUnrouted(o: RecordOptions, req: IncomingMessage, arrived: 
 }
 
 function accessLine(logger: Logger, who: RequestIdentity, method: string | undefined, route: string, status: number, ms: number | undefined,
-  release: string | undefined, upstreamMs: number | undefined, bytes: number | undefined, streams?: string): void {
+  release: string | undefined, upstreamMs: number | undefined, bytes: number | undefined, streams?: string, migrated?: string): void {
   logger.info('access', {
     reqId: who.id, traceId: who.traceparent.slice(3, 35), method: method || undefined, route, status, ms: ms === undefined ? undefined : round(ms),
     release: release || undefined, upstreamMs: upstreamMs === undefined ? undefined : round(upstreamMs), bytes, streams,
+    migrated, // the version changes applied (changes.yaml ids), never parameters
   });
 }
 

@@ -41,7 +41,7 @@ export interface AdminGuard {
 const PROTECTED = 'the admin routes (/_gateway/*) are for the operator';
 
 
-export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics'];
+export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics', '/_gateway/plan'];
 
 /** The node:http handler of /_gateway/*; `own` are the gateway's own headers (release, CORS). */
 export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void {
@@ -213,6 +213,9 @@ function adminRoutes(deps: AdminDeps): Middleware {
           ctx.status = 503; // under --workers: the aggregate could not be gathered (a worker gone silent)
           ctx.body = { error: (e as Error).message };
         }
+        return;
+      case '/_gateway/plan': // version changes: the composed plan of ?operation= at ?release=
+        ({ status: ctx.status, body: ctx.body } = (await import('./migrate/plan-route.js')).planAnswer(state, ctx.query));
         return;
       default:
         ctx.status = 404;

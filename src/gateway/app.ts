@@ -77,6 +77,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, ajv, lazyTable: r !== pinned.default }),
     }));
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
+    metrics.servedReleases(served.flatMap((s) => s.id ?? [])); // the release label's only values
     const def = served[pinned.served.indexOf(pinned.default)];
     return { served, byId, default: def, hash: options.hash, loadedAt: new Date().toISOString(), options };
   };

@@ -8,6 +8,8 @@ export type { Reason };
 
 export class GatewayError extends Error {
   readonly status: number;
+  /** A 5xx whose cause was already logged once (e.g. a store outage): a debug line per request, not a warning. */
+  quiet = false;
   /** `status` defaults to the reason's; only a status relayed from elsewhere (an upstream's refusal) differs. */
   constructor(
     readonly reason: Reason,
@@ -55,7 +57,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Render an error thrown while handling a request, in `service`'s envelope. */
 export function render(e: unknown, service: Service | undefined, where: string, log: Log): Answer {
   if (e instanceof GatewayError) {
-    if (e.status >= 500) log.warn(`${where} → ${e.status}: ${e.message}`);
+    if (e.status >= 500) {
+      if (e.quiet) log.debug(`${where} → ${e.status}: ${e.message}`);
+      else log.warn(`${where} → ${e.status}: ${e.message}`);
+    }
     return answer(e.status, e.headers, envelope(service, e.reason, e.message));
   }
   if (isHangUp(e)) {

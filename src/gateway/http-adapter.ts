@@ -13,7 +13,8 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { CLIENT_CLOSED, CONNECTION_CUT, markCut, recordRequest, recordUnrouted } from './access-record.js';
 import { Deadlines, type Deadline } from './deadlines.js';
-import { ClientGone, GatewayError, render } from './errors.js';
+import { answer, ClientGone, envelope, GatewayError, render } from './errors.js';
+import { REASONS } from '../catalogue/reasons.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
 import { ownHeaders } from './own-headers.js';
@@ -114,7 +115,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     } catch (e) {
       run = Promise.reject(e); // the connection boundary: whatever selection throws is an answer, never a crash
     }
-    run.catch((e) => fail(ex, e));
+    run.catch((e) => failSafely(ex, e));
   }
 
   /** A release not served: answered in the envelope of the service owning the path. */
@@ -131,7 +132,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       : new GatewayError('requestTimeout', `request not received within the gateway's deadline of ${o.timeoutMs} ms`, { connection: 'close' });
     cancel(ex, reason);
     if (ex.res.headersSent) ex.res.destroy();
-    else fail(ex, reason);
+    else failSafely(ex, reason);
   }
 
   function cancel(ex: Exchange, reason: unknown): void {
@@ -141,17 +142,45 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     ex.cancellation.cancel?.(reason);
   }
 
-  /** Render an error in the owning service's envelope, once; a second failure of the same request is dropped. */
+  /**
+   * Render an error in the owning service's envelope, once; a second failure of the same request is
+   * dropped. The boundary of every answer: nothing thrown here reaches the process (see failSafely).
+   */
   function fail(ex: Exchange, e: unknown): void {
     const { req, res } = ex;
     if (res.headersSent || res.destroyed) return;
-    const a = render(e, ex.view?.service, `${req.method} ${(req.url ?? '').split('?')[0]}`, o.logger);
+    const where = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    const a = render(e, ex.view?.service, where, o.logger);
     if (a.body === undefined) return void res.destroy();
-    const headers: Record<string, string | number> = { ...ex.own, ...a.headers, 'x-request-id': ex.id, 'content-length': Buffer.byteLength(a.body) };
-    res.writeHead(a.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : a.body);
+    try {
+      send(ex, a.status, { ...ex.own, ...a.headers }, a.body);
+    } catch (err) {
+      // A header value node refuses (ERR_INVALID_CHAR…), which some stage or hook let through — the
+      // same one a success answer tripped on before landing here: this request alone gets a plain
+      // 500 without the gateway's own headers, and a log line naming the header (never its value).
+      o.logger.error(`${where} → 500: answer not writable: ${(err as Error)?.message ?? String(err)}`);
+      if (res.headersSent) return void res.destroy();
+      const plain = answer(500, {}, envelope(ex.view?.service, 'unknown', REASONS.unknown.message));
+      send(ex, plain.status, plain.headers, plain.body!);
+    }
+  }
+
+  function send(ex: Exchange, status: number, headers: Record<string, string | number>, body: string): void {
+    const { req, res } = ex;
+    res.writeHead(status, { ...headers, 'x-request-id': ex.id, 'content-length': Buffer.byteLength(body) });
+    res.end(req.method === 'HEAD' ? undefined : body);
     // A body still arriving (a 413, a 408) is not worth reading: close once the answer is out.
     if (!ex.bodyRead && !req.complete) res.once('finish', () => req.socket.destroySoon());
+  }
+
+  /** fail(), and if even the plain answer cannot be written, the connection is cut: never an uncaught error. */
+  function failSafely(ex: Exchange, e: unknown): void {
+    try {
+      fail(ex, e);
+    } catch (err) {
+      o.logger.error(`${ex.req.method} ${(ex.req.url ?? '').split('?')[0]}: no answer could be written, connection cut: ${(err as Error)?.stack ?? String(err)}`);
+      ex.res.destroy();
+    }
   }
 
   /** A flood past the hard limit: drop the connection; each request it queued gets its access line. */

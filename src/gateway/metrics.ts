@@ -9,6 +9,13 @@
 // Cost on the hot path: each (route, method, release, status) series is found through nested
 // maps keyed by strings the catalogue already holds (their hashes are cached) and kept, and an
 // observation is a bucket increment (histogram.ts); no label is hashed per request.
+//
+// Bounded cardinality: every label value comes from a fixed set — the catalogue's route templates
+// (or admin:/refused:/preflight, see access-record.ts), HTTP's methods (anything else is "other"),
+// the served releases ("other" for any other), statuses 100–599 ("other") — and the number of
+// series is capped (--metrics-max-series): past it, a label set not seen before is counted in one
+// overflow series per histogram (route="overflow") and in gateway_metrics_overflow_total. With
+// --release all the product of the sets alone is tens of thousands of series (71 MiB a scrape).
 import type { Registry } from 'prom-client';
 import { LabelledHistogram, type Series } from './histogram.js';
 
@@ -21,6 +28,15 @@ function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
   if (v === undefined) m.set(k, (v = make()));
   return v;
 }
+
+/** The methods of RFC 9110 and PATCH; node also parses WebDAV's and others, which all become "other". */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'CONNECT', 'TRACE']);
+/** The label value standing for any value outside a label's fixed set. */
+export const OTHER = 'other';
+/** The route label of the overflow series. */
+export const OVERFLOW = 'overflow';
+/** Default of --metrics-max-series: a worst-case scrape stays well under 1 MiB (~1.9 KiB per histogram series). */
+export const DEFAULT_MAX_SERIES = 400;
 
 /** prom-client's text format (Registry.PROMETHEUS_CONTENT_TYPE), known before prom-client is loaded. */
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -46,6 +62,41 @@ export class Metrics {
   private readonly builderChildren = new Map<string, Series>();
   /** Replaces render() when the numbers live elsewhere (under --workers: the primary's aggregate of every worker). */
   private source?: () => Promise<string>;
+  private maxSeries = DEFAULT_MAX_SERIES;
+  /** Labelled series made so far (all histograms). */
+  private made = 0;
+  /** Observations counted in an overflow series. */
+  private overflowed = 0;
+  private httpOverflow?: Series;
+  private upstreamOverflow?: Series;
+  private builderOverflow?: Series;
+  /** Release label values allowed (the served releases; '' for unversioned services); undefined: not told yet. */
+  private releases?: Set<string>;
+
+  constructor() {
+    this.addGauge('gateway_metrics_series', 'Labelled histogram series kept (at most --metrics-max-series, plus one overflow series per histogram).', () => this.made);
+    this.addCounter('gateway_metrics_overflow_total', 'Observations counted in an overflow series (route="overflow") because --metrics-max-series was reached.', () => this.overflowed);
+  }
+
+  /** At most `n` labelled series from now on (series already made stay). */
+  limitSeries(n: number): void {
+    this.maxSeries = n;
+  }
+
+  /** The releases served now: the only release label values besides '' (unversioned services); others are "other". */
+  servedReleases(ids: Iterable<string>): void {
+    this.releases = new Set(['', ...ids]);
+  }
+
+  /** Room for one more series; else the observation is counted as overflowed. */
+  private room(): boolean {
+    if (this.made < this.maxSeries) {
+      this.made++;
+      return true;
+    }
+    this.overflowed++;
+    return false;
+  }
 
   /** The registry of every metric, prom-client loaded on the first call. */
   registry(): Promise<Registry> {
@@ -70,16 +121,30 @@ export class Metrics {
    * request was when it matched none (admin:<path>, refused:<status>, preflight); never a raw path.
    */
   observe(method: string, route: string, status: number, release: string, seconds: number): void {
-    const byStatus = at(at(at(this.children, route, () => new Map()), method, () => new Map()), release, () => new Map<number, Series>());
-    at(byStatus, status, () => this.http.child({ method, route, status: String(status), release })).observe(seconds);
+    const m = METHODS.has(method) ? method : OTHER;
+    const r = this.releases === undefined || this.releases.has(release) ? release : OTHER;
+    const st = status >= 100 && status <= 599 ? status : 0;
+    const s = this.children.get(route)?.get(m)?.get(r)?.get(st);
+    if (s) return s.observe(seconds);
+    if (!this.room()) return (this.httpOverflow ??= this.http.child({ method: OTHER, route: OVERFLOW, status: OTHER, release: OTHER })).observe(seconds);
+    const byStatus = at(at(at(this.children, route, () => new Map()), m, () => new Map()), r, () => new Map<number, Series>());
+    at(byStatus, st, () => this.http.child({ method: m, route, status: st ? String(st) : OTHER, release: r })).observe(seconds);
   }
 
   observeUpstream(route: string, release: string, seconds: number): void {
-    at(at(this.upstreamChildren, route, () => new Map<string, Series>()), release, () => this.upstream.child({ route, release })).observe(seconds);
+    const r = this.releases === undefined || this.releases.has(release) ? release : OTHER;
+    const s = this.upstreamChildren.get(route)?.get(r);
+    if (s) return s.observe(seconds);
+    if (!this.room()) return (this.upstreamOverflow ??= this.upstream.child({ route: OVERFLOW, release: OTHER })).observe(seconds);
+    at(at(this.upstreamChildren, route, () => new Map<string, Series>()), r, () => this.upstream.child({ route, release: r })).observe(seconds);
   }
 
   observeBuilder(builder: string, outcome: 'ok' | 'error', seconds: number): void {
-    at(this.builderChildren, `${builder} ${outcome}`, () => this.builder.child({ builder, outcome })).observe(seconds);
+    const key = `${builder} ${outcome}`;
+    const s = this.builderChildren.get(key);
+    if (s) return s.observe(seconds);
+    if (!this.room()) return (this.builderOverflow ??= this.builder.child({ builder: OVERFLOW, outcome })).observe(seconds);
+    at(this.builderChildren, key, () => this.builder.child({ builder, outcome })).observe(seconds);
   }
 
   /** A number read at scrape time, as gauge `name` (e.g. open websockets). Add before the first scrape. */

@@ -2,11 +2,12 @@
 // stages, in this order, whatever adapter received it:
 //
 //   route → own headers → admit (hooks, cross-site guard) → security at the pin → read body
-//         → parameters → body schema → prepare (hooks) → handler (upstream proxy | builder)
+//         → parameters → body schema → migrate (version changes) → prepare (hooks)
+//         → handler (upstream proxy | builder; a migrated answer comes back down its plan)
 //
 // Stages are plain functions over one Exchange; an adapter (the node:http listener, the websocket
 // frame checker) calls them and renders whatever they throw with the one renderer in errors.ts.
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { BuilderError } from '../builders/errors.js';
@@ -24,23 +25,12 @@ import { ownerOf, type Route, type RouteTable } from './route-table.js';
 import { checkApiKey } from './security-check.js';
 import { checkBody } from './validate-body.js';
 import { checkParams, repeatableParams } from './validate-params.js';
+import type { RequestState } from './request-state.js';
+import type { Migrations } from './migrate/compile.js';
+import { migrateAnswer } from './migrate/answer.js';
+import { migrateRequest } from './migrate/stage.js';
 
-/** What hooks see and may change: the request as it will be forwarded. */
-export interface RequestState {
-  route: Route;
-  /** Raw path + query to forward; a prepare hook may replace it (e.g. to append a signature). */
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** Parameters the hooks will supply, so validation does not ask the client for them (shared: a hook replaces it, never adds to it). */
-  supplied: ReadonlySet<string>;
-  /** Request headers never to forward: the gateway's own Authorization (client tokens) and release header. */
-  drop: ReadonlySet<string>;
-  /** Headers the gateway adds to the answer (a hook may add its own, e.g. remaining quota). */
-  own: Record<string, string>;
-  /** The parameters as checked (query and form, coerced to their schema types), for hooks that depend on them (e.g. a request's weight). */
-  params: Readonly<Record<string, unknown>>;
-}
+export type { RequestState } from './request-state.js';
 
 export interface Hook {
   /** Runs before validation: authenticate, declare supplied parameters. */
@@ -69,6 +59,8 @@ export interface Program {
   proxy: UpstreamProxy;
   /** Requests one route may have at the upstream at once; beyond it 503 (a hung endpoint cannot take the pool). */
   maxInflightPerRoute: number;
+  /** Version changes (null when no served service has any: the stage is skipped). */
+  migrate: Migrations | null;
 }
 
 /** One request on its way through the pipeline; the adapter renders errors from what it holds. */
@@ -84,6 +76,8 @@ export interface Exchange {
   cancellation: Cancellation;
   /** The request body has been read whole (a deadline before that is the client's fault: 408). */
   bodyRead: boolean;
+  /** The version changes applied ("<release> <change id>[, …]"), for the access line. */
+  migrated?: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -206,6 +200,10 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   ex.bodyRead = true;
   checkParameters(p, state, query);
   const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
+  if (p.migrate !== null) {
+    const plan = p.migrate.planOf(route);
+    if (plan !== null) ex.migrated = migrateRequest(p, state, plan);
+  }
   for (const h of p.hooks) if (h.prepare) await h.prepare(state);
   if (ex.cancellation.gone) throw ex.cancellation.reason ?? new ClientGone(); // never act for a client that left
   const builder = route.endpoint.endpoint.builder;
@@ -243,8 +241,9 @@ async function forward(p: Program, ex: Exchange, state: RequestState): Promise<v
   route.inflight++;
   try {
     await p.proxy.forward(base, {
-      method: ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
+      method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
       onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
+      rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined,
     }, ex.res, ex.own, ex.cancellation);
   } catch (e) {
     throw e instanceof UpstreamError ? new GatewayError(e.code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'upstream', e.message) : e;

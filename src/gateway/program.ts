@@ -10,6 +10,8 @@ import type { PluginRegistry } from '../builders/plugin.js';
 import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
 import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable } from './route-table.js';
+import { compileMigrations } from './migrate/compile.js';
+import type { Signer } from '../upstream/signing/signers.js';
 
 export interface ProgramOptions {
   views: ReleaseView[];
@@ -35,6 +37,10 @@ export interface ProgramOptions {
   lazyTable?: boolean;
   /** The ajv instances, shared by the programs of one gateway state (default: this program's own). */
   ajv?: SharedAjv;
+  /** The release each service's upstream speaks (--upstream-release); version changes carry older requests up to it. */
+  upstreamRelease?: Record<string, string>;
+  /** Keys the gateway holds (signing mode), per service: a migrated signed request is signed again with them. */
+  signers?: ReadonlyMap<string, Signer>;
 }
 
 /** Parameter and body ajv instances, made on the first validation (ajv costs start-up time). */
@@ -72,6 +78,7 @@ export function compileProgram(o: ProgramOptions): Program {
     plugins: o.plugins,
     proxy: o.proxy,
     maxInflightPerRoute: o.maxInflightPerRoute,
+    migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
   };
 }
 

@@ -8,13 +8,19 @@ import type { Duplex } from 'node:stream';
 import { connectionIdleSince, recordRaw, refusedLabel, type RecordOptions } from './access-record.js';
 import { newIdentity, type RequestIdentity } from './request-id.js';
 
+/** What node's validateHeaderValue refuses in a header line. */
+const UNSAFE_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
+
 /**
  * Write a last answer and close; returns the bytes written. The socket is destroyed once the answer
  * is flushed (or after a second): an http server keeps half-open sockets, and a client that never
  * closes its side would otherwise hold the descriptor for good.
  */
 export function writeLastAnswer(socket: Duplex, status: number, headers: string[], body = ''): number {
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', ...headers, `Content-Length: ${Buffer.byteLength(body)}`];
+  // Written as text, no node check in between: a line node would refuse (CR, LF, a control or
+  // non-Latin-1 character) is left out, never written, so no value can add a header or an answer.
+  const safe = headers.filter((h) => !UNSAFE_IN_HEADER.test(h));
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', ...safe, `Content-Length: ${Buffer.byteLength(body)}`];
   const text = `${head.join('\r\n')}\r\n\r\n${body}`;
   socket.end(text);
   socket.once('finish', () => socket.destroy());

@@ -3,8 +3,7 @@
 // a watched file asks for one; at most one runs and one waits, and every request that arrives while
 // one waits gets that one's outcome (a storm of 100 POSTs costs two reloads, not 100). Settings the
 // declaration marks restart-only keep their start-up value, and the reload says so.
-import { loadCatalogue } from '../catalogue/load.js';
-import { checkInWorker } from '../catalogue/load-in-worker.js';
+import { loadCatalogueOffLoop } from '../catalogue/load-in-worker.js';
 import type { Catalogue } from '../catalogue/model.js';
 import { pinReleases, type PinnedReleases, type ReleaseSpec } from '../catalogue/pin.js';
 import { CatalogueError, formatProblem } from '../catalogue/problems.js';
@@ -61,8 +60,7 @@ export function createReloader(startConfig: GatewayConfig, startCatalogue: Catal
       const cfg = keepRestartOnly(steps.reread(), applied, steps.logger);
       const unpinned = !cfg.release.all?.length && !Object.keys(cfg.release.byService).length;
       const spec: ReleaseSpec = unpinned && !cfg.followNewest ? { ...startPin, default: cfg.release.default } : cfg.release;
-      await checkInWorker(cfg.catalogue); // the slow part (YAML, schemas) off the request loop
-      const next = loadCatalogue(cfg.catalogue);
+      const next = await loadCatalogueOffLoop(cfg.catalogue); // read, parse, check and build on a worker thread
       if (expectHash && next.hash !== expectHash) throw new Error(`this replica's catalogue copy has hash ${next.hash}, not the fleet's ${expectHash} (its copy may still be on its way)`);
       const before = steps.serving();
       const pinned = pinReleases(next.catalogue, spec);

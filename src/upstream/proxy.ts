@@ -29,6 +29,8 @@ export interface UpstreamRequest {
   add?: Record<string, string>;
   /** Told the final status and headers as the upstream sent them, before anything reaches the client. */
   onAnswer?(status: number, headers: IncomingHttpHeaders): void;
+  /** Rewrites the whole answer body before it is sent (the answer is then buffered whatever its size). */
+  rewrite?(status: number, body: Buffer): Buffer;
 }
 
 /**
@@ -164,7 +166,7 @@ class Answer implements Dispatcher.DispatchHandler {
     const length = Number(upstreamHeaders['content-length'] ?? NaN);
     if (this.req.method === 'HEAD') {
       if (length >= 0) out['content-length'] = length;
-    } else if (length <= BUFFER_LIMIT) {
+    } else if (length <= BUFFER_LIMIT || this.req.rewrite) {
       this.chunks = [];
       return;
     } else if (length >= 0) out['content-length'] = length;
@@ -184,7 +186,8 @@ class Answer implements Dispatcher.DispatchHandler {
     this.cancellation.cancel = undefined;
     const { chunks, res } = this;
     if (chunks) {
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      let body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (this.req.rewrite) body = this.req.rewrite(this.status, body);
       this.out['content-length'] = body.length;
       res.writeHead(this.status, this.out);
       res.end(body);

@@ -3,40 +3,18 @@
 // cannot enforce, fields it would ignore. Every problem is a file:line line, all in one pass, both
 // from loadCatalogue (start-up) and from `catalogue lint` (the compiled tool, as a child process).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { loadCatalogue } from '../../src/catalogue/load.js';
-import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { REASON_NAMES } from '../../src/catalogue/reasons.js';
 import { bodySchema, createBodyAjv, createParamAjv, parameterSchema } from '../../src/catalogue/validators.js';
 import { ROOT } from '../support/processes.js';
-import { tempDir } from '../support/temp.js';
+import { catalogueFolder, problemsOf } from './folder.js';
 
 const test = suite('catalogue checks at load');
 
-/** A catalogue folder with the real JSON Schema and the given files. */
-function catalogue(files: Record<string, string>): string {
-  const dir = tempDir('cat-checks-');
-  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
-
-function problemsOf(dir: string): string[] {
-  try {
-    loadCatalogue(dir, { modelCache: false });
-  } catch (e) {
-    if (e instanceof CatalogueError) return e.problems.map(formatProblem);
-    throw e;
-  }
-  assert.unreachable('the catalogue should not load');
-  return [];
-}
+const catalogue = (files: Record<string, string>) => catalogueFolder(files, 'cat-checks-');
 
 // Line numbers matter: each expected problem below names the line it is on.
 const SERVICE = [

@@ -2,7 +2,6 @@
 // calls and builds, websocket gauges with HELP, default process and Node.js metrics; every request
 // labelled by what it was with bounded label values; `promtool check metrics` clean; under
 // --workers one scrape shows every worker.
-import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -10,6 +9,7 @@ import type { RunningGateway } from '../../src/server.js';
 import { sendLovelaceRequest } from '../builders/cardano/fixtures.js';
 import { gatewayAt } from '../support/gateway.js';
 import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { checkExposition } from './exposition.js';
 
 const test = suite('metrics');
 let upstream: Upstream;
@@ -23,27 +23,6 @@ test.after(async () => {
   await gw.close();
   await upstream.stop();
 });
-
-/** promtool when installed (Debian: prometheus); else the exposition rules this test relies on. */
-function checkExposition(text: string): void {
-  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  if (!r.error) {
-    assert.is(r.status, 0, `promtool check metrics:\n${r.stdout}${r.stderr}`);
-    assert.is(`${r.stdout}${r.stderr}`.trim(), '', 'promtool reports nothing');
-    return;
-  }
-  console.warn('promtool not installed (apt-get install prometheus): checking the format without it');
-  const families = new Set<string>();
-  for (const line of text.split('\n').filter(Boolean)) {
-    const help = /^# HELP (\w+) \S/.exec(line);
-    if (help) { families.add(help[1]); continue; }
-    if (line.startsWith('# TYPE ')) continue;
-    const m = /^(\w+)(\{[^}]*\})? (-?[\d.e+-]+|NaN|[+-]Inf)$/.exec(line);
-    assert.ok(m, `not a sample line: ${line}`);
-    const base = m[1].replace(/_(bucket|sum|count)$/, '');
-    assert.ok(families.has(m[1]) || families.has(base), `${m[1]} has no HELP`);
-  }
-}
 
 const scrape = async (base: string) => {
   const res = await fetch(`${base}/_gateway/metrics`);

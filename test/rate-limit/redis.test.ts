@@ -24,7 +24,9 @@ test.after(async () => {
 
 async function gateway(extra: string[] = []) {
   const p = await startGatewayProcess(['--release', '3.12.0', '--upstream', `exchange=${up.url}`, '--catalogue', catalogue,
-    '--rate-limit-store', redis.url, ...extra]);
+    // A generous Redis deadline: these tests share one budget under bursts on a busy machine, where a
+    // 50 ms deadline can be missed by a Redis that is up (deadlines: redis-deadline.test.ts).
+    '--rate-limit-store', redis.url, '--rate-limit-redis-timeout', '2000', ...extra]);
   procs.push(p);
   return p;
 }

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { aliveAt } from '../../catalogue/lifecycle.js';
-import type { RateLimit, Weight } from '../../catalogue/model.js';
+import type { RateLimit, Weight, WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import { GatewayError } from '../errors.js';
@@ -29,6 +29,8 @@ interface Counter {
   budget: number;
   /** The store's counter, made on first use (the store's code loads then). */
   counter(): StoreCounter;
+  /** The budget changed (a reload changed the limit): the store's counter refuses at the new one. */
+  resized(budget: number): void;
   /** Lower-cased answer header carrying the upstream's count of this limit. */
   header?: string;
   /** "REQUEST_WEIGHT limit of 6000 per 1m (counted per gateway egress IP)", for refusals. */
@@ -58,11 +60,26 @@ interface Plan {
   learn: Counter[];
 }
 
-export interface RateLimiting {
-  /** Empty when rate limiting is off or no served service declares limits. */
-  hooks: Hook[];
-  /** Remaining budget per limit (and refusals, ban seconds), as gauges named gateway_<key>. */
-  limiterGauges(): Record<string, number>;
+/** The rate limiter of one counter store: its hook, and the limits it counts (replaced by apply()). */
+export interface Limiter {
+  hook: Hook;
+  /** Whether any served service declares limits (else the hook need not run). */
+  active(): boolean;
+  /**
+   * Count the limits of these views from now on. A limit is known by its service, kind, interval,
+   * countedBy and pathPrefix: one that stays keeps its count (a changed `limit` applies to it), a
+   * new one starts at zero, a removed one is forgotten. Routes are planned anew.
+   */
+  apply(views: ReleaseView[]): void;
+  /** Remaining budget per limit (and refusals, ban seconds, the store's state), as gauges named gateway_<key>. */
+  gauges(): Record<string, number>;
+  /**
+   * Charge one websocket-API request frame against the same counters as REST: its method's weight
+   * (REQUEST_WEIGHT) and, for a method ORDERS counts ("ws-api <method>"), one order. Synchronous,
+   * since frames are relayed in order: with a store that answers later (Redis) the frame is judged
+   * by the count last seen and counted there meanwhile. Returns the refusal, or undefined to forward.
+   */
+  chargeFrame(service: string, method: WsMethod, params: Params, authorization?: string): GatewayError | undefined;
   close(): Promise<void>;
 }
 
@@ -74,28 +91,93 @@ const WEIGHT_PER = { ip: 'IP', apiKey: 'UID' } as const;
  * `share`: how many processes count apart (--workers with the in-process store): each then keeps
  * to 1/share of every limit, so together they never exceed it. 1 when the store is shared.
  */
-export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: FailMode, logger: Logger, share = 1): RateLimiting {
-  const services = new Map<string, ServiceLimits>();
-  const counters = new Map<string, Counter>(); // one per limit, shared by every release view of a service
-  for (const v of views) {
-    if (v.service.kind !== 'proxy') continue;
-    const limits = aliveAt(v.service.rateLimits ?? [], v.at);
-    if (!limits.length) continue;
-    let svc = services.get(v.service.id);
-    if (!svc) services.set(v.service.id, (svc = { id: v.service.id, counters: [], bannedUntil: 0, refused: 0, apiKeyHeader: v.service.apiKeyHeader?.toLowerCase() }));
-    for (const l of limits) {
-      const name = `${v.service.id}:${l.kind}:${l.interval}:${l.countedBy}:${l.pathPrefix ?? ''}:${l.limit}`;
-      let c = counters.get(name);
-      if (!c) counters.set(name, (c = makeCounter(v.service.id, l, name, store, share)));
-      if (!svc.counters.includes(c)) svc.counters.push(c);
+export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: FailMode, logger: Logger, share = 1): Limiter {
+  let services = new Map<string, ServiceLimits>();
+  let counters = new Map<string, Counter>(); // one per limit, shared by every release view of a service
+  // Keyed weakly: a Route belongs to one compiled program, and a reload must be able to drop the
+  // program (and the catalogue it references) once its last request is done.
+  let plans = new WeakMap<Route, Plan | null>();
+  let framePlans = new WeakMap<WsMethod, Plan | null>();
+  function apply(next: ReleaseView[]): void {
+    const svcs = new Map<string, ServiceLimits>();
+    const kept = new Map<string, Counter>();
+    for (const v of next) {
+      if (v.service.kind !== 'proxy') continue;
+      const limits = aliveAt(v.service.rateLimits ?? [], v.at);
+      if (!limits.length) continue;
+      let svc = svcs.get(v.service.id);
+      if (!svc) {
+        const was = services.get(v.service.id);
+        svcs.set(v.service.id, (svc = { id: v.service.id, counters: [], bannedUntil: was?.bannedUntil ?? 0, refused: was?.refused ?? 0, apiKeyHeader: v.service.apiKeyHeader?.toLowerCase() }));
+      }
+      for (const l of limits) {
+        const name = `${v.service.id}:${l.kind}:${l.interval}:${l.countedBy}:${l.pathPrefix ?? ''}`;
+        let c = kept.get(name);
+        if (!c) {
+          c = counters.get(name);
+          if (c) resize(c, l, share);
+          else c = makeCounter(v.service.id, l, name, store, share);
+          kept.set(name, c);
+        }
+        if (!svc.counters.includes(c)) svc.counters.push(c);
+      }
     }
+    services = svcs;
+    counters = kept;
+    plans = new WeakMap();
+    framePlans = new WeakMap();
   }
-  const plans = new Map<Route, Plan | null>();
+  apply(views);
   const planOf = (route: Route): Plan | null => {
     let p = plans.get(route);
     if (p === undefined) plans.set(route, (p = plan(route, services.get(route.view.service.id))));
     return p;
   };
+  const framePlanOf = (service: string, m: WsMethod): Plan | null => {
+    let p = framePlans.get(m);
+    if (p === undefined) framePlans.set(m, (p = framePlan(m, services.get(service))));
+    return p;
+  };
+
+  function chargeFrame(service: string, m: WsMethod, params: Params, authorization?: string): GatewayError | undefined {
+    const p = framePlanOf(service, m);
+    if (!p) return undefined;
+    const now = Date.now();
+    if (p.svc.bannedUntil > now) return banned(p.svc, now);
+    if (fail === 'closed' && !store.up()) {
+      const e = new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable; the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail closed).`);
+      e.quiet = true;
+      return e;
+    }
+    const apiKey = typeof params.apiKey === 'string' && params.apiKey ? params.apiKey : undefined;
+    const taken: [Counter, string, number][] = [];
+    for (const { c, cost } of p.charges) {
+      const points = cost ?? requestWeight(p.weight!, params);
+      if (points <= 0) continue;
+      const key = keyFor(c.limit.countedBy, apiKey, authorization);
+      const r = c.counter().consume(key, points);
+      let res: Count;
+      if (r instanceof Promise) {
+        const s = c.seen.get(key);
+        const live = s !== undefined && s.resetAt > now;
+        res = { refused: false, used: (live ? s.used : 0) + points, msBeforeNext: live ? s.resetAt - now : c.limit.seconds * 1000 };
+        if (res.used > c.budget) res = { ...res, refused: true, used: res.used - points };
+        const refused = res.refused;
+        r.then((counted) => {
+          if (refused && !counted.refused) c.counter().reward(key, points); // not forwarded: take it back
+          else if (!refused) note(c, key, counted.used, Date.now() + counted.msBeforeNext);
+        }, () => { /* the store logged its outage; the frame was judged by the last count seen */ });
+      } else res = r;
+      note(c, key, res.used, now + res.msBeforeNext);
+      if (res.refused) {
+        refund(taken);
+        p.svc.refused++;
+        return tooMany(c, points, res.used, res.msBeforeNext);
+      }
+      taken.push([c, key, points]);
+    }
+    return undefined;
+  }
 
   const hook: Hook = {
     prepare(state) {
@@ -138,7 +220,9 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
           (e: Error) => {
             // Only reachable with --rate-limit-fail closed (open falls back to memory inside the store).
             if (taken) refund(taken);
-            throw new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable (${e.message}); the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail ${fail}).`, { 'retry-after': '1' });
+            const refusal = new GatewayError('overloaded', `Rate limits cannot be checked: the rate-limit store ${store.name} is unreachable (${e.message === 'Command timed out' ? 'no answer in time' : e.message}); the gateway refuses rather than risk the exchange banning its IP (--rate-limit-fail ${fail}).`, { 'retry-after': '1' });
+            refusal.quiet = true; // the store logged the outage once
+            throw refusal;
           },
         );
       }
@@ -203,25 +287,41 @@ export function rateLimitHook(views: ReleaseView[], store: CounterStore, fail: F
   }
 
   return {
-    hooks: services.size ? [hook] : [],
-    limiterGauges: () => gauges(services),
+    hook,
+    active: () => services.size > 0,
+    apply,
+    gauges: () => ({ ...gauges(services), rate_limit_store_up: store.up() ? 1 : 0 }),
+    chargeFrame,
     close: () => store.close(),
   };
 }
 
 function makeCounter(service: string, l: RateLimit, name: string, store: CounterStore, share: number): Counter {
   let made: StoreCounter | undefined;
-  const budget = Math.max(1, Math.floor(l.limit / share));
   const slug = `${service}_${l.kind}_${l.interval}_${l.countedBy}${l.pathPrefix ? `_${l.pathPrefix}` : ''}`.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_$/, '');
-  return {
+  const c: Counter = {
     limit: l,
-    budget,
-    counter: () => (made ??= store.counter(`gw:rl:${name}`, budget, l.seconds)),
-    header: l.header?.toLowerCase(),
-    what: `${l.kind} limit of ${l.limit} per ${l.interval}${l.pathPrefix ? ` on ${l.pathPrefix}*` : ''} (counted per ${COUNTED_BY[l.countedBy]}${budget < l.limit ? `; this process's share: ${budget}` : ''})`,
+    budget: 0,
+    counter: () => (made ??= store.counter(`gw:rl:${name}`, c.budget, l.seconds)),
+    resized: (budget) => made?.resize(budget),
+    what: '',
     gauge: `rate_limit_${slug}_remaining`,
     seen: new Map(),
   };
+  resize(c, l, share);
+  return c;
+}
+
+/** (Re)read what a limit's declaration says: its budget, counter header and description; the count stays. */
+function resize(c: Counter, l: RateLimit, share: number): void {
+  const budget = Math.max(1, Math.floor(l.limit / share));
+  c.limit = l;
+  c.header = l.header?.toLowerCase();
+  c.what = `${l.kind} limit of ${l.limit} per ${l.interval}${l.pathPrefix ? ` on ${l.pathPrefix}*` : ''} (counted per ${COUNTED_BY[l.countedBy]}${budget < l.limit ? `; this process's share: ${budget}` : ''})`;
+  if (budget !== c.budget) {
+    c.budget = budget;
+    c.resized(budget);
+  }
 }
 
 /** The limits a route's requests count against, and what each costs. */
@@ -246,20 +346,41 @@ function plan(route: Route, svc: ServiceLimits | undefined): Plan | null {
   return { svc, charges, weight: w, learn };
 }
 
+/** What a websocket-API method's frames count against: its weight, and one order if ORDERS counts it. */
+function framePlan(m: WsMethod, svc: ServiceLimits | undefined): Plan | null {
+  if (!svc) return null;
+  const charges: Plan['charges'] = [];
+  const w = m.weight;
+  for (const c of svc.counters) {
+    const l = c.limit;
+    if (l.kind === 'REQUEST_WEIGHT') {
+      // The exchange counts websocket-API weight in the same budget as REST (whatever REST path family the limit names).
+      if (!w || (l.countedBy !== 'token' && w.per !== WEIGHT_PER[l.countedBy])) continue;
+      charges.push({ c, cost: w.value !== undefined ? Math.ceil(w.value) : null });
+    } else if (l.kind === 'ORDERS' && l.counts?.includes(`ws-api ${m.name}`)) {
+      charges.push({ c, cost: 1 });
+    }
+  }
+  return charges.length ? { svc, charges, weight: w, learn: [] } : null;
+}
+
 /** Whose count: the egress IP is one key for every client; an account is its API key, hashed (never stored as sent). */
 function keyOf(c: Counter, svc: ServiceLimits, headers: IncomingHttpHeaders): string {
-  switch (c.limit.countedBy) {
+  if (c.limit.countedBy === 'ip') return 'ip';
+  const k = c.limit.countedBy === 'apiKey' && svc.apiKeyHeader ? headers[svc.apiKeyHeader] : undefined;
+  const a = headers.authorization;
+  // Limits run after signing: in signing mode the key is the gateway's own, the one actually sent.
+  return keyFor(c.limit.countedBy, typeof k === 'string' ? k : undefined, typeof a === 'string' ? a : undefined);
+}
+
+function keyFor(countedBy: RateLimit['countedBy'], apiKey: string | undefined, authorization: string | undefined): string {
+  switch (countedBy) {
     case 'ip':
       return 'ip';
-    case 'apiKey': {
-      const k = svc.apiKeyHeader ? headers[svc.apiKeyHeader] : undefined;
-      // No key sent: in signing mode the gateway adds its own after this hook, so it is one account.
-      return typeof k === 'string' && k ? digest(k) : 'gateway';
-    }
-    case 'token': {
-      const a = headers.authorization;
-      return typeof a === 'string' && a ? digest(a) : 'anonymous';
-    }
+    case 'apiKey':
+      return apiKey ? digest(apiKey) : 'gateway'; // no key sent: the gateway's own account
+    case 'token':
+      return authorization ? digest(authorization) : 'anonymous';
   }
 }
 

@@ -2,9 +2,9 @@
 // or machines share one budget (the way Kong and APISIX share limits). Both are rate-limiter-flexible
 // fixed-window counters; with Redis an atomic INCRBY per request keeps the combined count exact.
 //
-// Redis unreachable: with `fail: 'open'` (default) every counter falls back to an in-process one
-// (rate-limiter-flexible's insuranceLimiter) and one warning line says so; counting moves back to
-// Redis once it answers again. With `fail: 'closed'` the limiter refuses instead (see hook.ts).
+// Redis unreachable or silent past its deadline: with `fail: 'open'` (default) every counter falls
+// back to an in-process one and one warning line says so; counting moves back to Redis once it
+// answers again. With `fail: 'closed'` the limiter refuses instead (see hook.ts).
 import { createRequire } from 'node:module';
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../log.js';
@@ -28,6 +28,8 @@ export interface Counter {
   penalty(key: string, points: number): void;
   /** Full until `seconds` from now (the upstream refused the key). */
   block(key: string, seconds: number): void;
+  /** Points per window from now on (a reload changed the limit); counts so far stay. */
+  resize(points: number): void;
 }
 
 export interface CounterStore {
@@ -37,6 +39,8 @@ export interface CounterStore {
   readonly name: string;
   /** Until the store first answers (or fails): a promise to wait for, so early requests are counted where all others are. */
   starting(): Promise<void> | null;
+  /** False while the store cannot count (Redis unreachable or unresponsive): the fallback applies. */
+  up(): boolean;
   close(): Promise<void>;
 }
 
@@ -46,8 +50,6 @@ const require = createRequire(import.meta.url);
 
 // Only the classes used: the package's index loads every store it supports (~4x the start-up time).
 type LimiterClass = new (opts: Record<string, unknown>) => RateLimiterAbstract;
-let memoryClass: LimiterClass | undefined;
-const Memory = () => (memoryClass ??= require('rate-limiter-flexible/lib/RateLimiterMemory.js') as LimiterClass);
 let resClass: (new () => RateLimiterRes) | undefined;
 
 /** A refusal of the counter (over its points), as opposed to a store failure. */
@@ -59,11 +61,11 @@ function isRefusal(e: unknown): e is RateLimiterRes {
 /**
  * In this process: a fixed window per key in a Map, synchronous. rate-limiter-flexible's
  * RateLimiterMemory counts the same way but answers through a promise, and awaiting one per
- * request cost the hot path more than the 5 % it may take (bench/rate-limit.ts); it stays the
- * fallback of the Redis store, where a promise is unavoidable anyway.
+ * request cost the hot path more than the 5 % it may take (bench/rate-limit.ts); it is also the
+ * Redis store's fallback under --rate-limit-fail open.
  */
 export function memoryStore(): CounterStore {
-  return { name: 'memory', starting: () => null, counter: (_prefix, points, seconds) => memoryCounter(points, seconds), close: async () => {} };
+  return { name: 'memory', starting: () => null, up: () => true, counter: (_prefix, points, seconds) => memoryCounter(points, seconds), close: async () => {} };
 }
 
 function memoryCounter(limit: number, seconds: number): Counter {
@@ -94,33 +96,23 @@ function memoryCounter(limit: number, seconds: number): Counter {
     block(key, secs) {
       windows.set(key, { used: limit + 1, resetAt: Date.now() + secs * 1000 });
     },
-  };
-}
-
-/** rate-limiter-flexible's counter behind the Counter interface (it counts refused requests too: taken back here). */
-function flexibleCounter(rl: RateLimiterAbstract, log: (m: string) => void): Counter {
-  const quiet = (what: string) => (e: unknown) => log(`rate limit ${what} failed: ${(e as Error).message}`);
-  return {
-    consume: (key, points) => rl.consume(key, points).then(
-      (r) => ({ refused: false, used: r.consumedPoints, msBeforeNext: r.msBeforeNext }),
-      (e: unknown) => {
-        if (!isRefusal(e)) throw e;
-        rl.reward(key, points).catch(quiet('refund'));
-        return { refused: true, used: e.consumedPoints - points, msBeforeNext: e.msBeforeNext };
-      },
-    ),
-    reward: (key, points) => { rl.reward(key, points).catch(quiet('refund')); },
-    penalty: (key, points) => { rl.penalty(key, points).catch(quiet('penalty')); },
-    block: (key, secs) => { rl.block(key, secs).catch(quiet('block')); },
+    resize(points) {
+      limit = points;
+    },
   };
 }
 
 /**
- * Redis through ioredis. Commands never queue while disconnected (enableOfflineQueue: false) and
- * the limiter does not even try when the connection is not ready (rejectIfRedisNotReady): a request
- * never waits for a Redis that is gone, it falls back (or is refused) at once.
+ * Redis through ioredis, with a deadline on every command. Three ways Redis can fail a request, each
+ * answered at once by the fallback (--rate-limit-fail: open counts in this process, closed refuses):
+ *   - not connected: commands never queue (enableOfflineQueue: false), the counter does not even try;
+ *   - connected but silent (a stopped or swamped Redis keeps its TCP connection): a command unanswered
+ *     within `timeoutMs` (ioredis commandTimeout) marks Redis unresponsive; until a probe (PING) is
+ *     answered again, counters skip Redis, so only the request that found out waited `timeoutMs`;
+ *   - an error answer: that request falls back.
+ * One log line when Redis becomes unusable, one when it is usable again; up() feeds a gauge.
  */
-export function redisStore(url: string, fail: FailMode, logger: Logger): CounterStore {
+export function redisStore(url: string, fail: FailMode, logger: Logger, timeoutMs = 50): CounterStore {
   const { Redis } = require('ioredis') as typeof import('ioredis');
   const Limiter = require('rate-limiter-flexible/lib/RateLimiterRedis.js') as LimiterClass;
   const name = redact(url);
@@ -128,19 +120,53 @@ export function redisStore(url: string, fail: FailMode, logger: Logger): Counter
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
+    commandTimeout: timeoutMs,
     retryStrategy: (times) => Math.min(100 * times, 2000), // keep trying: counting returns to Redis when it is back
   });
-  let down = false;
   const fallback = fail === 'open' ? 'counting in this process until it answers again (--rate-limit-fail open)' : 'refusing rate-limited requests with 503 until it answers again (--rate-limit-fail closed)';
-  client.on('error', (e: Error) => {
-    if (down) return; // one line per outage, not one per reconnection attempt
-    down = true;
-    logger.warn(`rate-limit store ${name} unreachable (${e.message}); ${fallback}`);
-  });
-  client.on('ready', () => {
-    if (down) logger.info(`rate-limit store ${name} reachable again; counting there`);
-    down = false;
-  });
+  let silent = false; // a command went unanswered: skip Redis until a probe is answered
+  let outage = false; // the outage line was written (one per outage)
+  let probing: NodeJS.Timeout | undefined;
+  let closed = false;
+  const usable = () => !silent && client.status === 'ready';
+  const wentDown = (why: string) => {
+    if (outage) return; // one line per outage, not one per request or reconnection attempt
+    outage = true;
+    logger.warn(`rate-limit store ${name} unreachable (${why}); ${fallback}`);
+  };
+  const cameBack = () => {
+    if (!outage || !usable()) return;
+    outage = false;
+    logger.info(`rate-limit store ${name} reachable again; counting there`);
+  };
+  // Connection errors; a command's own timeout is handled where it is awaited (ioredis may also emit it).
+  client.on('error', (e: Error) => { if (e.message !== TIMED_OUT) wentDown(e.message); });
+  client.on('ready', cameBack);
+  /** A command went unanswered: skip Redis until a PING is answered within the deadline again. */
+  const unresponsive = () => {
+    wentDown(`no answer within ${timeoutMs} ms`);
+    silent = true;
+    probe();
+  };
+  function probe(): void {
+    if (probing || closed) return;
+    probing = setTimeout(() => {
+      client.ping().then(() => {
+        probing = undefined;
+        silent = false;
+        cameBack();
+      }, () => {
+        probing = undefined;
+        probe();
+      });
+    }, Math.max(100, 4 * timeoutMs));
+    probing.unref();
+  }
+  const trouble = (e: unknown) => {
+    if ((e as Error)?.message === TIMED_OUT) unresponsive();
+    return e as Error;
+  };
+  const why = () => (silent ? `no answer within ${timeoutMs} ms` : 'not connected');
   // The gateway listens before the connection is up; the first requests wait for it (bounded)
   // instead of being counted in this process alone.
   let starting: Promise<void> | null = new Promise<void>((resolve) => {
@@ -151,15 +177,49 @@ export function redisStore(url: string, fail: FailMode, logger: Logger): Counter
   return {
     name,
     starting: () => starting,
-    counter: (prefix, points, seconds) => flexibleCounter(new Limiter({
-      storeClient: client, keyPrefix: prefix, points, duration: seconds, rejectIfRedisNotReady: true,
-      insuranceLimiter: fail === 'open' ? new (Memory())({ keyPrefix: prefix, points, duration: seconds }) : undefined,
-    }), (m) => logger.debug(m)),
+    up: usable,
+    counter: (prefix, limit, seconds) => {
+      let points = limit;
+      const rl = new Limiter({ storeClient: client, keyPrefix: prefix, points, duration: seconds });
+      let local: Counter | undefined; // fail open: this process's count while Redis is unusable
+      const here = () => (local ??= memoryCounter(points, seconds));
+      const quiet = (what: string) => (e: unknown) => { trouble(e); logger.debug(`rate limit ${what} failed: ${(e as Error).message}`); };
+      const instead = (key: string, n: number, e: () => Error): Count | Promise<Count> =>
+        fail === 'open' ? here().consume(key, n) : Promise.reject(e());
+      return {
+        consume: (key, n) => {
+          if (!usable()) return instead(key, n, () => new Error(why()));
+          return rl.consume(key, n).then(
+            (r) => {
+              if (outage) cameBack(); // an error event that was not followed by a reconnection
+              return { refused: false, used: r.consumedPoints, msBeforeNext: r.msBeforeNext };
+            },
+            (e: unknown) => {
+              if (!isRefusal(e)) {
+                const failed = trouble(e); // a timeout marks Redis silent, whichever the fail mode
+                return instead(key, n, () => failed);
+              }
+              rl.reward(key, n).catch(quiet('refund'));
+              return { refused: true, used: e.consumedPoints - n, msBeforeNext: e.msBeforeNext };
+            },
+          );
+        },
+        reward: (key, n) => { if (usable()) rl.reward(key, n).catch(quiet('refund')); else local?.reward(key, n); },
+        penalty: (key, n) => { if (usable()) rl.penalty(key, n).catch(quiet('penalty')); else if (fail === 'open') here().penalty(key, n); },
+        block: (key, secs) => { if (usable()) rl.block(key, secs).catch(quiet('block')); else if (fail === 'open') here().block(key, secs); },
+        resize: (n) => { rl.points = n; local?.resize(n); points = n; },
+      };
+    },
     close: async () => {
+      closed = true;
+      clearTimeout(probing);
       client.disconnect(false);
     },
   };
 }
+
+/** ioredis's rejection of a command unanswered within commandTimeout. */
+const TIMED_OUT = 'Command timed out';
 
 /** The URL as safe to log: without its password. */
 function redact(url: string): string {

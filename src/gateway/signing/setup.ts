@@ -3,6 +3,7 @@
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import { loadSigner } from '../../upstream/signing/keys.js';
+import type { Signer } from '../../upstream/signing/signers.js';
 import type { SigningSettings } from '../../upstream/signing/settings.js';
 import { UsageError } from '../../usage-error.js';
 import { isLoopback } from '../loopback.js';
@@ -37,12 +38,14 @@ export interface SecurityHooks {
   adminTokens: TokenEntry[];
   /** The same tokens and credentials for websocket upgrades and websocket-API frames. */
   websocket: WsSecurity;
+  /** The key held per service (signing mode): version changes sign a migrated request again with it. */
+  signers: Map<string, Signer>;
 }
 
 export { isLoopback };
 
 export function securityHooks(config: SecurityConfig, views: ReleaseView[], logger: Logger): SecurityHooks {
-  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [], websocket: {} };
+  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [], signers: new Map(), websocket: {} };
   const notes: (() => void)[] = [];
   const { signing, tokensFile } = config;
   if (signing && !tokensFile && !isLoopback(config.host)) {
@@ -57,6 +60,7 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     if (!header) throw new UsageError(`signing: service "${signing.service}" declares no security.apiKeyHeader in service.yaml`);
     const signer = loadSigner(signing);
     out.credentialed.add(signing.service);
+    out.signers.set(signing.service, signer);
     out.sign.push(signingHook({ service: signing.service, header, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow }));
     out.websocket.signing = { service: signing.service, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow };
     notes.push(() => logger.info(`service ${signing.service}: signing mode, ${signer.algorithm} signatures${signing.recvWindow ? `, recvWindow ${signing.recvWindow} ms` : ''}`));

@@ -57,6 +57,9 @@ export function checkStreamFrame(matcher: StreamMatcher, data: Buffer, forwarded
   return JSON.stringify({ error: { code: codes.streamInvalid ?? codes.unknown, msg: `Invalid request: ${refusals[0]}${more}` }, id: idOf(req.id) });
 }
 
+/** Charges a request frame to the rate limits: the refusal (429), or undefined to forward. */
+export type FrameCharge = (method: WsMethod, params: Readonly<Record<string, unknown>>) => GatewayError | undefined;
+
 /** What happened to a websocket-API request, for the connection's log and counters. */
 export interface ApiRequestFacts {
   method: WsMethod;
@@ -82,9 +85,9 @@ export class WsApiChecker {
 
   /**
    * Check one request frame. Returns the error answer, or undefined (forward) together with the
-   * method it calls through `served`.
+   * method it calls through `served`. A valid frame is then charged to the rate limits (`charge`).
    */
-  check(data: Buffer, served?: (facts: ApiRequestFacts) => void): Verdict {
+  check(data: Buffer, served?: (facts: ApiRequestFacts) => void, charge?: FrameCharge): Verdict {
     const req = parseObject(data);
     if (!req) return this.answer(null, new GatewayError('missing', 'Malformed request: expected a JSON object {"id", "method", "params"}.'));
     const id = idOf(req.id);
@@ -96,13 +99,15 @@ export class WsApiChecker {
     if (req.params !== undefined && (req.params === null || typeof req.params !== 'object' || Array.isArray(req.params))) {
       return this.answer(id, new GatewayError('missing', `Malformed 'params' of ${method.name}: expected a JSON object.`));
     }
+    const params = (req.params ?? {}) as Record<string, unknown>;
     try {
-      const params = (req.params ?? {}) as Record<string, unknown>;
       checkParams(this.ajv, this.target(method), params, {}, { strict: this.strict, supplied: this.supplies?.(method, params) });
     } catch (e) {
       if (e instanceof GatewayError) return this.answer(id, e);
       throw e;
     }
+    const refused = charge?.(method, params);
+    if (refused) return this.answer(id, refused);
     served?.({ method, deprecated: this.view.status(method) === 'deprecated' });
     return undefined;
   }
@@ -135,7 +140,8 @@ export class WsApiChecker {
   }
 
   private answer(id: Id, e: GatewayError): string {
-    // The websocket API answers every refused request with status 400, whatever the reason.
-    return JSON.stringify({ id, status: e.status < 500 ? 400 : e.status, error: envelope(this.view.service, e.reason, e.message) });
+    // The websocket API answers a refused request with status 400 whatever the reason, except a rate
+    // limit (429, as the exchange answers one) and the gateway's own trouble (5xx).
+    return JSON.stringify({ id, status: e.status === 429 || e.status >= 500 ? e.status : 400, error: envelope(this.view.service, e.reason, e.message) });
   }
 }

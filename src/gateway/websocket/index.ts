@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { Service } from '../../catalogue/model.js';
+import type { Service, WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import { lifecycleFacts } from '../../catalogue/lifecycle.js';
 import type { Ajv } from 'ajv';
@@ -22,7 +22,7 @@ import { goneChecker, type OpenSubject } from './after-reload.js';
 import type { Metrics } from '../metrics.js';
 import { writeLastAnswer } from '../raw-answer.js';
 import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.js';
-import { checkStreamFrame, WsApiChecker } from './frames.js';
+import { checkStreamFrame, WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
 import { requestTarget, routeOf, upstreamUrl, wsApiBase, type WsPaths, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
 import { websocketSecurity, type WsSecurity } from './security.js';
@@ -52,6 +52,8 @@ export interface WebsocketOptions {
   maxHoldMs?: number;
   /** How long shutdown waits for closing handshakes before terminating (default 1 s). */
   shutdownGraceMs?: number;
+  /** The rate limiter: websocket-API request frames count against the same limits as REST. */
+  frameLimits?: { chargeFrame(service: string, method: WsMethod, params: Readonly<Record<string, unknown>>, authorization?: string): GatewayError | undefined };
   /** [wssign] Signing mode and client tokens (SecurityHooks.websocket), and the served program's cross-site guard. */
   security?: WsSecurity;
   crossSite?: CrossSiteGuard;
@@ -234,12 +236,16 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     }
     const { checker } = svc.wsApi;
     const warned = new Set<string>();
-    const inspect: Inspect = (data) => checker.check(data, ({ method, deprecated }) => {
+    const served = ({ method, deprecated }: ApiRequestFacts) => {
       if (deprecated && !warned.has(method.name)) {
         warned.add(method.name); // once per connection
         logger.info(`ws-api ${checker.facts(method)} (served)`);
       }
-    });
+    };
+    const limits = opts.frameLimits;
+    const authorization = typeof at.req.headers.authorization === 'string' ? at.req.headers.authorization : undefined;
+    const charge: FrameCharge | undefined = limits && ((method, params) => limits.chargeFrame(view.service.id, method, params, authorization));
+    const inspect: Inspect = (data) => checker.check(data, served, charge);
     return { svc, base: svc.wsApi.base, inspect, subject: { kind: 'wsApi', service: view.service.id, release: svc.release, names: new Set() } };
   }
 

@@ -1,0 +1,161 @@
+// Check a service's version changes against the catalogue, and measure coverage: every event that
+// would break an old client at the upstream's release is bridged by a change or declared
+// unbridgeable. Problems point at a file and line, as the loader's do; lint prints them the same way.
+import { existsAt } from '../lifecycle.js';
+import type { Endpoint, Service } from '../model.js';
+import type { Problem } from '../problems.js';
+import { describeEvent, eventsAt } from './events.js';
+import { changeAt, composePlan, covers, declaredAt, endpointAt, unbridgeableAt, upstreamIndex } from './compose.js';
+import { transformNamed } from './transforms.js';
+import type { Change } from './types.js';
+
+export interface Coverage {
+  service: string;
+  upstreamRelease: string;
+  /** Operations with breaking events, every one bridged by a change. */
+  bridged: string[];
+  /** Operations declared unbridgeable (410 naming the replacement) at some release. */
+  unbridgeable: string[];
+  /** Operations with an event nothing covers (lint fails). */
+  uncovered: string[];
+  /** Operations with some values declared unbridgeable (the rest of their requests are bridged). */
+  partly: string[];
+}
+
+export interface ChangesReport {
+  problems: Problem[];
+  coverage: Coverage | null;
+}
+
+/** Check the changes of a versioned service against the upstream's release (setting, service.yaml, newest). */
+export function checkChanges(service: Service, upstreamSetting?: string): ChangesReport {
+  if (!service.versioned) return { problems: [], coverage: null };
+  const problems: Problem[] = [];
+  const u = upstreamIndex(service, upstreamSetting);
+  checkDeclarations(service, problems);
+  const coverage: Coverage = { service: service.id, upstreamRelease: service.releases[u].id, bridged: [], unbridgeable: [], uncovered: [], partly: [] };
+  const seen = new Set<string>();
+  for (const e of service.endpoints) {
+    let verdict: 'none' | 'bridged' | 'unbridgeable' | 'uncovered' = 'none';
+    let partly = false;
+    for (let r = Math.max(1, e.span.added + 1); r <= u; r++) {
+      const events = eventsAt(service, e, r);
+      if (!events.length) continue;
+      const change = changeAt(service, r, e.key);
+      const unb = unbridgeableAt(service, r, e.key);
+      for (const ev of events) {
+        const how = covers(change, unb, ev);
+        if (!how) {
+          verdict = 'uncovered';
+          problems.push({ ...e.at, message: `${e.key}: ${describeEvent(ev)} at ${service.releases[r].id} (upstream speaks ${coverage.upstreamRelease}); bridge it with a change in changes.yaml or declare it unbridgeable` });
+        } else if (how === 'unbridgeable' && (ev.kind === 'removed' || unb.some((x) => !x.parameter))) {
+          if (verdict !== 'uncovered') verdict = 'unbridgeable';
+        } else if (how === 'unbridgeable') partly = true;
+        else if (verdict === 'none') verdict = 'bridged';
+      }
+    }
+    if (seen.has(e.key) && verdict === 'none') continue;
+    seen.add(e.key);
+    if (verdict !== 'none') coverage[verdict].push(e.key);
+    if (partly) coverage.partly.push(e.key);
+  }
+  checkPlans(service, u, problems);
+  return { problems, coverage };
+}
+
+/** Every change and unbridgeable entry must touch something that exists, and none may conflict. */
+function checkDeclarations(service: Service, problems: Problem[]): void {
+  const seen = new Map<string, Change>();
+  for (const c of service.changes.changes) {
+    if (c.index < 1) continue; // release already reported by the reader
+    const before = service.releases[c.index - 1].id;
+    const at = (line: { file: string; line: number }, message: string) => problems.push({ ...line, message: `change ${c.id}: ${message}` });
+    const other = seen.get(`${c.index} ${c.operation}`);
+    if (other) at(c.at, `conflicts with change ${other.id} (${other.at.file}:${other.at.line}): both change ${c.operation} at ${c.release}`);
+    seen.set(`${c.index} ${c.operation}`, c);
+    if ([...service.changes.changes].some((x) => x !== c && x.id === c.id)) at(c.at, `duplicate change id "${c.id}"`);
+    if (unbridgeableAt(service, c.index, c.operation).some((u) => !u.parameter)) at(c.at, `conflicts with an unbridgeable declaration of ${c.operation} at ${c.release}`);
+    const ep = endpointAt(service, c.operation, c.index - 1);
+    if (!ep) { at(c.at, `touches nothing: ${c.operation} does not exist at ${before}, the release before ${c.release}`); continue; }
+    if (!c.request.length && !c.answer.length) at(c.at, 'touches nothing: it has neither request nor answer steps');
+    // Names a step may refer to: the operation's parameters just before the release, and any an earlier step introduced.
+    const names = new Set(ep.parameters.filter((p) => existsAt(p.span, c.index - 1)).map((p) => p.name));
+    for (const p of service.signedParameters) names.add(p.name);
+    let target: Endpoint = ep;
+    for (const s of c.request) {
+      const need = (n: string, what: string) => { if (!names.has(n)) at(s.at, `${what} "${n}", which ${c.operation} does not have at ${before}`); };
+      switch (s.kind) {
+        case 'move': {
+          const to = endpointAt(service, s.to, c.index);
+          if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release}`);
+          else target = to;
+          if (s.to === c.operation) at(s.at, `touches nothing: moves ${c.operation} to itself`);
+          break;
+        }
+        case 'rename':
+          for (const [from, to] of Object.entries(s.names)) { need(from, 'renames parameter'); if (from === to) at(s.at, `touches nothing: renames ${from} to itself`); names.add(to); }
+          break;
+        case 'drop': for (const n of s.names) need(n, 'drops parameter'); break;
+        case 'map': {
+          need(s.parameter, 'maps parameter');
+          const p = ep.parameters.find((x) => x.name === s.parameter);
+          const known = p?.enum ? service.enums[p.enum]?.values.filter((v) => existsAt(v.span, c.index - 1)).map((v) => v.value) : undefined;
+          for (const v of Object.keys(s.values)) if (known && !known.includes(v)) at(s.at, `maps ${s.parameter}=${v}, a value ${c.operation} does not take at ${before}`);
+          names.add(s.to);
+          break;
+        }
+        case 'set': case 'default': for (const k of Object.keys(s.values)) names.add(k); break;
+        case 'transform': {
+          const t = transformNamed(s.name);
+          if (!t?.request) at(s.at, `transform "${s.name}" is not a request transform in src/catalogue/changes/transforms.ts`);
+          for (const w of t?.writes ?? []) names.add(w);
+          break;
+        }
+      }
+    }
+    for (const s of c.answer) if (s.kind === 'transform' && !transformNamed(s.name)?.answer) at(s.at, `transform "${s.name}" is not an answer transform in src/catalogue/changes/transforms.ts`);
+    void target;
+  }
+  const unb = new Set<string>();
+  for (const u of service.changes.unbridgeable) {
+    if (u.index < 1) continue;
+    const before = service.releases[u.index - 1].id;
+    const k = `${u.index} ${u.operation} ${u.parameter ?? ''} ${u.values?.join(',') ?? ''}`;
+    if (unb.has(k)) problems.push({ ...u.at, message: `unbridgeable ${u.operation} at ${u.release}: declared twice` });
+    unb.add(k);
+    const ep = endpointAt(service, u.operation, u.index - 1);
+    if (!ep) { problems.push({ ...u.at, message: `unbridgeable: touches nothing: ${u.operation} does not exist at ${before}, the release before ${u.release}` }); continue; }
+    if (u.values && !u.parameter) problems.push({ ...u.at, message: `unbridgeable ${u.operation}: values need the parameter they belong to` });
+    if (u.parameter) {
+      const p = ep.parameters.find((x) => x.name === u.parameter && existsAt(x.span, u.index - 1));
+      if (!p) problems.push({ ...u.at, message: `unbridgeable ${u.operation}: parameter "${u.parameter}" does not exist at ${before}` });
+      const known = p?.enum ? service.enums[p.enum]?.values.filter((v) => existsAt(v.span, u.index - 1)).map((v) => v.value) : undefined;
+      for (const v of u.values ?? []) if (known && !known.includes(v)) problems.push({ ...u.at, message: `unbridgeable ${u.operation}: ${u.parameter}=${v} is not a value at ${before}` });
+    }
+    if (!u.parameter && !u.replacement && !ep.replacement && existsAt(ep.span, u.index)) {
+      problems.push({ ...u.at, message: `unbridgeable ${u.operation}: the operation still exists at ${u.release}; say which values or parameter cannot be carried` });
+    }
+  }
+}
+
+/** Compose every plan a change takes part in and report what could not be valid at the upstream's release. */
+function checkPlans(service: Service, u: number, problems: Problem[]): void {
+  const reported = new Set<string>();
+  for (const c of service.changes.changes) {
+    if (c.index < 1 || c.index > u) continue;
+    const ep = endpointAt(service, c.operation, c.index - 1);
+    if (!ep) continue;
+    // A plan can only differ between releases where the operation, its parameters or its declarations change.
+    const starts = new Set([ep.span.added, c.index - 1, ...declaredAt(service, c.operation).map((r) => r - 1)]);
+    for (const p of ep.parameters) for (const r of [p.span.added, p.span.removed ?? 0]) { starts.add(r); starts.add(r - 1); }
+    for (const s of starts) {
+      if (s < ep.span.added || s >= c.index) continue;
+      const plan = composePlan(service, c.operation, s, u);
+      for (const m of plan?.problems ?? []) {
+        if (reported.has(m)) continue;
+        reported.add(m);
+        problems.push({ ...c.at, message: `change ${c.id}: plan ${m}` });
+      }
+    }
+  }
+}

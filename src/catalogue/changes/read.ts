@@ -1,0 +1,61 @@
+// Read changes.yaml (already checked against the JSON Schema) into the vocabulary's types, each
+// step with its file and line. Release ids are resolved here; what a change touches is checked
+// against the whole service once it is built (check.ts).
+import type { Problem } from '../problems.js';
+import type { ParsedYaml } from '../yaml-file.js';
+import type { AnswerStep, Change, ChangeSet, RequestStep, Unbridgeable } from './types.js';
+
+type Raw = Record<string, any>;
+
+export function readChanges(f: ParsedYaml | undefined, releaseIndex: ReadonlyMap<string, number>, problems: Problem[]): ChangeSet {
+  if (!f) return { changes: [], unbridgeable: [] };
+  const data = f.data as { changes?: Raw[]; unbridgeable?: Raw[] };
+  const where = (path: (string | number)[]) => ({ file: f.file, line: f.lineOf(path) });
+  const release = (path: (string | number)[], id: string): number => {
+    const i = releaseIndex.get(String(id));
+    if (i === undefined) problems.push({ ...where([...path, 'release']), message: `release "${id}" is not in releases.yaml` });
+    else if (i === 0) problems.push({ ...where([...path, 'release']), message: `release "${id}" is the first release: nothing is older to migrate from` });
+    return i ?? -1;
+  };
+  const changes: Change[] = [];
+  (data.changes ?? []).forEach((c, i) => {
+    if (!c) return; // left out by a schema error
+    const path = ['changes', i];
+    changes.push({
+      id: c.id, release: String(c.release), index: release(path, c.release), operation: c.operation, summary: c.summary, source: c.source, note: c.note,
+      request: (c.request ?? []).map((s: Raw, j: number) => requestStep(s, where([...path, 'request', j]))),
+      answer: (c.answer ?? []).map((s: Raw, j: number) => answerStep(s, where([...path, 'answer', j]))),
+      at: where(path),
+    });
+  });
+  const unbridgeable: Unbridgeable[] = [];
+  (data.unbridgeable ?? []).forEach((u, i) => {
+    if (!u) return;
+    const path = ['unbridgeable', i];
+    unbridgeable.push({
+      release: String(u.release), index: release(path, u.release), operation: u.operation, parameter: u.parameter,
+      values: u.values?.map(String), replacement: u.replacement, reason: u.reason, source: u.source, at: where(path),
+    });
+  });
+  return { changes, unbridgeable };
+}
+
+const text = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+
+function requestStep(s: Raw, at: RequestStep['at']): RequestStep {
+  if (s.move !== undefined) return { kind: 'move', to: s.move, at };
+  if (s.rename !== undefined) return { kind: 'rename', names: s.rename, at };
+  if (s.set !== undefined) return { kind: 'set', values: text(s.set), at };
+  if (s.default !== undefined) return { kind: 'default', values: text(s.default), at };
+  if (s.map !== undefined) return { kind: 'map', parameter: s.map.parameter, to: s.map.to ?? s.map.parameter, values: text(s.map.values), at };
+  if (s.drop !== undefined) return { kind: 'drop', names: s.drop, at };
+  return { kind: 'transform', name: s.transform, at };
+}
+
+function answerStep(s: Raw, at: AnswerStep['at']): AnswerStep {
+  if (s.rename !== undefined) return { kind: 'rename', names: s.rename, at };
+  if (s.restore !== undefined) return { kind: 'restore', values: s.restore, at };
+  if (s.unwrap !== undefined) return { kind: 'unwrap', at };
+  if (s.errors !== undefined) return { kind: 'errors', codes: s.errors, at };
+  return { kind: 'transform', name: s.transform, at };
+}

@@ -1,0 +1,62 @@
+// The vocabulary of version changes (catalogue/<service>/changes.yaml), as the loader builds it.
+// A change is declared at the release where it happened, on the operation as it was just before;
+// its request steps carry an older request up through that release, its answer steps carry the
+// newer answer back down. Only data: what needs code names a transform (transforms.ts).
+
+/** Where a step is written (the model's Where; not imported, so the model may import this file). */
+interface Where {
+  file: string;
+  line: number;
+}
+
+export type RequestStep =
+  | { kind: 'move'; to: string; at: Where }
+  | { kind: 'rename'; names: Record<string, string>; at: Where }
+  | { kind: 'set'; values: Record<string, string>; at: Where }
+  | { kind: 'default'; values: Record<string, string>; at: Where }
+  | { kind: 'map'; parameter: string; to: string; values: Record<string, string>; at: Where }
+  | { kind: 'drop'; names: string[]; at: Where }
+  | { kind: 'transform'; name: string; at: Where };
+
+export type AnswerStep =
+  | { kind: 'rename'; names: Record<string, string>; at: Where }
+  | { kind: 'restore'; values: Record<string, unknown>; at: Where }
+  | { kind: 'unwrap'; at: Where }
+  | { kind: 'errors'; codes: Record<string, number>; at: Where }
+  | { kind: 'transform'; name: string; at: Where };
+
+export interface Change {
+  id: string;
+  /** Release id where the change happened, and its position in the release list. */
+  release: string;
+  index: number;
+  /** "METHOD /path" of the operation just before the release. */
+  operation: string;
+  summary?: string;
+  source: string;
+  note?: string;
+  request: RequestStep[];
+  answer: AnswerStep[];
+  at: Where;
+}
+
+/** A removal no change can carry across: the old call answers 410 naming the replacement. */
+export interface Unbridgeable {
+  release: string;
+  index: number;
+  operation: string;
+  /** Only requests sending one of `values` in `parameter` (else every request of the operation). */
+  parameter?: string;
+  values?: string[];
+  replacement?: string;
+  reason: string;
+  source: string;
+  at: Where;
+}
+
+export interface ChangeSet {
+  changes: Change[];
+  unbridgeable: Unbridgeable[];
+}
+
+export const NO_CHANGES: ChangeSet = { changes: [], unbridgeable: [] };

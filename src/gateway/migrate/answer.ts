@@ -1,0 +1,41 @@
+// Carry an upstream answer back down a plan: the answer steps of every change, newest first,
+// applied to the parsed JSON. An answer that is not JSON is passed on as it came.
+import type { AnswerStep } from '../../catalogue/changes/types.js';
+import { transformNamed } from '../../catalogue/changes/transforms.js';
+
+export function migrateAnswer(steps: readonly AnswerStep[], status: number, body: Buffer): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(migrateData(steps, status, JSON.parse(body.toString('utf8')))));
+  } catch {
+    return body; // not JSON (or a transform that could not read it): as it came
+  }
+}
+
+function migrateData(steps: readonly AnswerStep[], status: number, answer: unknown): unknown {
+  let data = answer;
+  const failed = status >= 400;
+  for (const s of steps) {
+    if (failed) {
+      if (s.kind === 'errors' && data && typeof data === 'object' && 'code' in data) {
+        const code = String((data as { code: unknown }).code);
+        if (Object.hasOwn(s.codes, code)) (data as { code: number }).code = s.codes[code];
+      }
+      continue;
+    }
+    switch (s.kind) {
+      case 'rename': data = eachObject(data, (o) => { for (const [from, to] of Object.entries(s.names)) if (from in o) { o[to] = o[from]; delete o[from]; } }); break;
+      case 'restore': data = eachObject(data, (o) => { for (const [k, v] of Object.entries(s.values)) if (!(k in o)) o[k] = v; }); break;
+      case 'unwrap': if (Array.isArray(data) && data.length === 1) data = data[0]; break;
+      case 'transform': data = transformNamed(s.name)!.answer!(data); break;
+      case 'errors': break;
+    }
+  }
+  return data;
+}
+
+/** The answer object, or each object of a list answer. */
+function eachObject(data: unknown, f: (o: Record<string, unknown>) => void): unknown {
+  if (Array.isArray(data)) for (const x of data) { if (x && typeof x === 'object') f(x as Record<string, unknown>); }
+  else if (data && typeof data === 'object') f(data as Record<string, unknown>);
+  return data;
+}

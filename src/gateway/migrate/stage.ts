@@ -1,0 +1,73 @@
+// The migrate stage of the pipeline (after parameters): a request made at an older release goes up
+// its plan to the release the upstream speaks, and is validated again there. Signed requests: where
+// the migration changes signed bytes, the gateway verifies the client's signature as received (401
+// otherwise), takes it off, migrates, and the signing hook signs the result with the same
+// timestamp and recvWindow; without a key such a request is refused 410, never forwarded.
+import type { Ajv } from 'ajv';
+import { carriesSignature, queryOf } from '../../upstream/signing/sign-request.js';
+import { GatewayError } from '../errors.js';
+import type { RequestState } from '../request-state.js';
+import { checkParams } from '../validate-params.js';
+import type { CompiledPlan } from './compile.js';
+import { migratePairs, readPairs, writePairs, type Pair } from './request.js';
+import { verifySignature } from './verify.js';
+
+export interface StageContext {
+  paramAjv: Ajv;
+  strict: boolean;
+}
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
+/** What the signing hook supplies once the migrated request is signed again. */
+const SIGNING: ReadonlySet<string> = new Set(['timestamp', 'signature']);
+const NEVER_FORWARDED_PLAIN: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release', 'accept-encoding']);
+
+/** Migrate `state` up the plan; returns the X-Gateway-Migrated value (for the access line). */
+export function migrateRequest(p: StageContext, state: RequestState, c: CompiledPlan): string {
+  const { plan } = c;
+  const method = state.route.endpoint.endpoint.method; // the operation's (a HEAD of a GET stays a HEAD unless the method moves)
+  if (c.refusal !== null) throw new GatewayError('gone', c.refusal);
+  for (const g of c.guards) {
+    const v = state.params[g.parameter];
+    if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${plan.operation}: ${g.parameter}=${String(v)}: ${g.message}`);
+  }
+  const query = queryOf(state.url);
+  let url = plan.path;
+  if (plan.request.length) {
+    const form = state.body.length > 0 && FORM_TYPE.test(state.headers['content-type'] ?? '');
+    const sent = readPairs(query, form ? state.body.toString('utf8') : null);
+    let pairs = migratePairs(sent, plan.request, `${plan.operation} → ${plan.target}`);
+    const changed = pairs.length !== sent.length || pairs.some((x, i) => x !== sent[i]);
+    const clientSigned = carriesSignature(state.url, state.body);
+    if (changed && clientSigned) {
+      if (c.refuseChanged !== null) throw new GatewayError('gone', c.refuseChanged);
+      if (c.signer && !verifySignature(c.signer, query, state.body)) {
+        throw new GatewayError('badSignature', `Signature for this request is not valid (${plan.operation} at ${plan.release}): the gateway verifies a signed request before migrating it`);
+      }
+      pairs = pairs.filter((x) => x.name !== 'signature'); // signed again by the signing hook
+    } else if (changed && c.refuseChanged !== null && plan.security.from === 'SIGNED') {
+      throw new GatewayError('gone', c.refuseChanged); // unsigned, and no key to sign it: the upstream would refuse it
+    }
+    const q = writePairs(pairs.filter((x) => !x.inBody));
+    if (q) url += `?${q}`;
+    if (form) state.body = Buffer.from(writePairs(pairs.filter((x) => x.inBody)), 'utf8');
+    revalidate(p, state, c, pairs);
+  } else if (query) url += `?${query}`;
+  state.url = url;
+  if (plan.method !== method) state.method = plan.method;
+  state.route = c.target;
+  state.own['x-gateway-migrated'] = c.header;
+  if (c.answer) {
+    state.answer = c.answer;
+    state.drop = NEVER_FORWARDED_PLAIN; // an answer to rewrite must come back uncompressed
+  }
+  return c.header;
+}
+
+/** Validated again where it is going: the target operation at the upstream's release. */
+function revalidate(p: StageContext, state: RequestState, c: CompiledPlan, pairs: readonly Pair[]): void {
+  const values: Record<string, string | string[]> = {};
+  for (const x of pairs) values[x.name] = x.value;
+  checkParams(p.paramAjv, c.target.params, values, state.headers, { strict: p.strict, supplied: c.signer ? SIGNING : state.supplied });
+  state.params = values;
+}

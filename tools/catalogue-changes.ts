@@ -1,0 +1,38 @@
+// The version-change parts of `npm run catalogue`: lint's coverage and change checks (printed as
+// lint prints the loader's problems), and `plan`, which shows the composed plan of one operation.
+import { checkChanges } from '../src/catalogue/changes/check.js';
+import { composePlan, upstreamIndex, type Plan } from '../src/catalogue/changes/compose.js';
+import { formatProblem } from '../src/catalogue/problems.js';
+import type { Catalogue } from '../src/catalogue/model.js';
+import { UsageError } from '../src/args.js';
+
+/** Print the change problems and coverage of every versioned service; returns the number of errors. */
+export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Record<string, string> = {}): number {
+  let errors = 0;
+  for (const s of catalogue.services) {
+    const { problems, coverage } = checkChanges(s, upstream[s.id]);
+    for (const p of problems) console.log(`error: ${formatProblem(p)}`);
+    errors += problems.length;
+    if (coverage) {
+      const partly = coverage.partly.length ? ` (${coverage.partly.length} with some values unbridgeable)` : '';
+      console.log(`${s.id} against an upstream at ${coverage.upstreamRelease}: ${coverage.bridged.length} operations bridged, ${coverage.unbridgeable.length} unbridgeable, ${coverage.uncovered.length} uncovered${partly}`);
+    }
+  }
+  if (errors) console.log(`${errors} error(s), ${warnings} warning(s)`);
+  return errors;
+}
+
+/** `plan <release> '<METHOD path>' [--service id] [--upstream-release id]`: the composed plan, as JSON. */
+export function planCommand(catalogue: Catalogue, release: string, operation: string, serviceId?: string, upstreamRelease?: string): Plan | { operation: string; release: string; plan: null; note: string } {
+  const versioned = catalogue.services.filter((s) => s.versioned && (!serviceId || s.id === serviceId));
+  const service = versioned.find((s) => s.endpoints.some((e) => e.key === operation)) ?? versioned[0];
+  if (!service) throw new UsageError(`no versioned service${serviceId ? ` "${serviceId}"` : ''} in the catalogue`);
+  const s = service.releases.findIndex((r) => r.id === release);
+  if (s < 0) throw new UsageError(`unknown release "${release}" for service ${service.id}; valid releases: ${service.releases.map((r) => r.id).join(', ')}`);
+  if (upstreamRelease !== undefined && !service.releases.some((r) => r.id === upstreamRelease)) throw new UsageError(`unknown upstream release "${upstreamRelease}" for service ${service.id}`);
+  const u = upstreamIndex(service, upstreamRelease);
+  const plan = composePlan(service, operation, s, u);
+  if (plan) return plan;
+  const exists = service.endpoints.some((e) => e.key === operation);
+  return { operation, release, plan: null, note: exists ? `nothing changes for ${operation} between ${release} and ${service.releases[u].id}: it is forwarded as it is` : `${operation} is not an operation of service ${service.id}` };
+}
