@@ -53,7 +53,7 @@ export interface StartOptions {
   plugins?: PluginRegistry;
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
-  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number };
+  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number };
   /** Read the configuration again on reload (the CLI re-reads flags, environment and the config file). */
   reread?: () => GatewayConfig;
   /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
@@ -83,6 +83,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const setupLog = heldLogger(logger);
   // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
   const security = securityHooks(config, pinned.default.views, setupLog);
+  let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits live across reloads (their counts must not reset); set up once from the first catalogue.
   const limits = rateLimiting(config, pinned.default.views, setupLog);
   let ready = false;
@@ -117,6 +118,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
         limits.reconfigure(before, serving.default.views);
         throw e;
       }
+      wsSecurity = nextSecurity.websocket;
       gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
       server.requestTimeout = requestTimeoutFor(cfg);
@@ -124,7 +126,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => websocketOptions(reloader.config(), served, gateway, limits, logger, opts), logger);
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite }), logger);
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);

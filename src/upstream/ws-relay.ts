@@ -10,8 +10,11 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
 
-/** undefined: forward the client frame; a string: answer the client with it instead. */
-export type Inspect = (data: Buffer, isBinary: boolean) => string | undefined;
+/**
+ * undefined: forward the client frame; a string: answer the client with it instead; `forward`:
+ * send these bytes upstream in its place, as text (a frame the gateway signed).
+ */
+export type Inspect = (data: Buffer, isBinary: boolean) => string | { forward: Buffer | string } | undefined;
 
 export interface UpstreamOptions {
   /** Upstream handshake timeout. */
@@ -222,13 +225,14 @@ export class Relay {
       if (!open(upstream) || this.cause) return;
       const data = asBuffer(raw);
       const answer = inspect?.(data, isBinary);
-      if (answer !== undefined) {
+      if (typeof answer === 'string') {
         this.toClient.send(answer, false);
         this.checkClient();
         return;
       }
       this.framesUp++;
-      this.toUpstream.send(data, isBinary);
+      if (answer) this.toUpstream.send(answer.forward, false); // [wssign] rewritten (signed) frame
+      else this.toUpstream.send(data, isBinary);
       this.checkUpstream();
     });
 

@@ -34,7 +34,7 @@ function save(path: string, text: string): void {
 function config(rest: Upstream, ws: WsUpstream, o: { strict: boolean; timeoutMs: number; maxConnections: number }): string {
   return `upstreams:\n  exchange:\n    rest: ${rest.url}\n    streams: ${ws.url}\n    wsApi: ${ws.url}\nstrict: ${o.strict}\ntimeoutMs: ${o.timeoutMs}\nmaxConnections: ${o.maxConnections}\ntokensFile: ${tokensFile}\nrateLimit: off\n`;
 }
-const tokens = (allowed: boolean) => `tokens:\n  - name: reader\n    hash: ${hashLine(READER)}\n    allow:\n      - module: ${allowed ? 'market' : 'trade'}\n`;
+const tokens = (allowed: boolean) => `tokens:\n  - name: reader\n    hash: ${hashLine(READER)}\n    allow:\n      - module: ${allowed ? 'market' : 'trade'}\n      - ws: '*'\n`;
 const auth = { authorization: `Bearer ${READER}` };
 
 async function start(lines: string[], watch = false): Promise<RunningGateway> {

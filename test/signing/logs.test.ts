@@ -124,7 +124,7 @@ for (const [name, env] of Object.entries(RUNS)) {
       // Answered on the raw socket: a websocket upgrade refused (bad stream name), a request node's
       // parser refuses. Both carry a token and a signature; each has its access line, neither leaks.
       const secretHeaders = `Authorization: Bearer ${TOKENS.trader}\r\nX-MBX-APIKEY: ${HMAC_KEY}\r\n`;
-      await rawCall(`GET /ws/BNBUSDT@trade?signature=deadbeef HTTP/1.1\r\nHost: x\r\nX-Request-Id: run-ws\r\n${secretHeaders}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400);
+      await rawCall(`GET /ws/BNBUSDT@trade?signature=deadbeef HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: run-ws\r\n${secretHeaders}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400);
       await rawCall(`GET /api/v3/account?signature=deadbeef HTTP/1.1\r\n${secretHeaders}Bad Header\r\n\r\n`, 400);
       const recs = await upstream.records();
       assert.ok(recs.some((r) => r.verified === true), 'signed requests went through');

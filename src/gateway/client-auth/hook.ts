@@ -46,7 +46,8 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
 export function allows(t: TokenEntry, route: Route): boolean {
   const { method, path, module } = route.endpoint.endpoint;
   if (t.methods && !t.methods.has(method)) return false;
-  return t.allow.some((a) => (!a.methods || a.methods.has(method)) && (a.module !== undefined ? a.module === module : a.path!.test(path)));
+  // A `ws:` entry (websocket-API methods) has neither module nor path: it allows no REST endpoint.
+  return t.allow.some((a) => (!a.methods || a.methods.has(method)) && (a.module !== undefined ? a.module === module : a.path?.test(path) === true));
 }
 
 /** Module names a token file mentions that the catalogue does not have (start-up check). */
@@ -54,4 +55,11 @@ export function unknownModules(tokens: TokenEntry[], modules: ReadonlySet<string
   const out = new Set<string>();
   for (const t of tokens) for (const a of t.allow) if (a.module !== undefined && !modules.has(a.module)) out.add(`"${a.module}" (token "${t.name}")`);
   return [...out];
+}
+
+/** `ws:` entries that match no websocket-API method the catalogue has (start-up check: a typo allows nothing). */
+export function unknownWsPatterns(tokens: TokenEntry[], methods: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const t of tokens) for (const a of t.allow) if (a.ws && ![...methods].some((m) => a.ws!.test(m))) out.push(`"${a.text.slice(3)}" (token "${t.name}")`);
+  return out;
 }

@@ -15,6 +15,7 @@
 //           methods: [GET, POST]        # optional, per entry
 //         - path: /api/v3/order
 //           methods: [DELETE]
+//         - ws: 'order.*'               # websocket-API methods: a name, or a pattern where * is any text
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,6 +33,8 @@ export interface AllowEntry {
   path?: RegExp;
   /** Catalogue module name. */
   module?: string;
+  /** Anchored websocket-API method pattern (`ws:` entry); such an entry allows no REST endpoint. */
+  ws?: RegExp;
   /** As written, for messages. */
   text: string;
 }
@@ -114,7 +117,7 @@ export function parseTokens(data: unknown, source = 'tokens'): TokenEntry[] {
     const rights = rightSet(t.rights, `${label}: rights`);
     // A token for admin actions alone needs no endpoint.
     const allow = t.allow === undefined && rights.size ? [] : t.allow;
-    if (!Array.isArray(allow) || (!allow.length && !rights.size)) throw new UsageError(`${label}: allow must be a non-empty list of endpoint patterns or modules`);
+    if (!Array.isArray(allow) || (!allow.length && !rights.size)) throw new UsageError(`${label}: allow must be a non-empty list of endpoint patterns, modules or ws methods`);
     return {
       name: t.name,
       digest: Buffer.from(hex, 'hex'),
@@ -131,11 +134,12 @@ function allowEntry(a: unknown, at: string): AllowEntry {
     if (!m) throw new UsageError(`${at}: "${a}" is not "[METHOD|*] /path/pattern"`);
     return { methods: m[1] === undefined || m[1] === '*' ? null : methodSet(m[1].split(','), at), path: pathPattern(m[2], at), text: a.trim() };
   }
-  if (!a || typeof a !== 'object' || Array.isArray(a)) throw new UsageError(`${at}: expected "METHOD /path" or a mapping with module or path`);
+  if (!a || typeof a !== 'object' || Array.isArray(a)) throw new UsageError(`${at}: expected "METHOD /path" or a mapping with module, path or ws`);
   const o = a as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    if (!['module', 'path', 'methods'].includes(k)) throw new UsageError(`${at}: unknown key "${k}"; valid: module, path, methods`);
+    if (!['module', 'path', 'methods', 'ws'].includes(k)) throw new UsageError(`${at}: unknown key "${k}"; valid: module, path, methods, ws`);
   }
+  if (o.ws !== undefined) return wsEntry(o, at);
   if ((o.module === undefined) === (o.path === undefined)) throw new UsageError(`${at}: give exactly one of module or path`);
   const methods = methodSet(o.methods, `${at}: methods`);
   const mtext = methods ? `${[...methods].join(',')} ` : '';
@@ -145,6 +149,20 @@ function allowEntry(a: unknown, at: string): AllowEntry {
   }
   if (typeof o.path !== 'string' || !o.path.startsWith('/')) throw new UsageError(`${at}: path must start with /`);
   return { methods, path: pathPattern(o.path, at), text: `${mtext}${o.path}` };
+}
+
+/** `- ws: 'order.*'`: websocket-API methods by name; `*` stands for any text (dots included). */
+function wsEntry(o: Record<string, unknown>, at: string): AllowEntry {
+  if (Object.keys(o).length > 1) throw new UsageError(`${at}: a ws entry takes no other key (websocket-API methods have no HTTP method or path)`);
+  if (typeof o.ws !== 'string' || !/^[A-Za-z0-9.*]{1,64}$/.test(o.ws)) {
+    throw new UsageError(`${at}: ws must be a websocket-API method name or a pattern with * (letters, digits, '.', '*'), e.g. 'order.*'`);
+  }
+  return { methods: null, ws: new RegExp(`^${o.ws.replace(/\./g, '\\.').replace(/\*/g, '.*')}$`), text: `ws ${o.ws}` };
+}
+
+/** Whether a token may call a websocket-API method (its `ws:` entries). */
+export function allowsWsMethod(t: TokenEntry, method: string): boolean {
+  return t.allow.some((a) => a.ws?.test(method) === true);
 }
 
 function rightSet(v: unknown, at: string): Set<Right> {

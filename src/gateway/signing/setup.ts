@@ -8,10 +8,11 @@ import type { SigningSettings } from '../../upstream/signing/settings.js';
 import { UsageError } from '../../usage-error.js';
 import { isLoopback } from '../loopback.js';
 import type { AdminReload } from '../admin-modes.js';
-import { clientAuthHook, unknownModules } from '../client-auth/hook.js';
+import { clientAuthHook, unknownModules, unknownWsPatterns } from '../client-auth/hook.js';
 import { readTokensFile, type TokenEntry } from '../client-auth/tokens.js';
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { signingHook } from './hook.js';
+import type { WsSecurity } from '../websocket/security.js';
 
 export interface SecurityConfig {
   host: string;
@@ -35,6 +36,8 @@ export interface SecurityHooks {
    * (where tokens are what keeps the network out), none otherwise. A token needs the admin right.
    */
   adminTokens: TokenEntry[];
+  /** The same tokens and credentials for websocket upgrades and websocket-API frames. */
+  websocket: WsSecurity;
   /** The key held per service (signing mode): version changes sign a migrated request again with it. */
   signers: Map<string, Signer>;
 }
@@ -42,7 +45,7 @@ export interface SecurityHooks {
 export { isLoopback };
 
 export function securityHooks(config: SecurityConfig, views: ReleaseView[], logger: Logger): SecurityHooks {
-  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [], signers: new Map() };
+  const out: SecurityHooks = { authenticate: [], sign: [], credentialed: new Set(), adminTokens: [], signers: new Map(), websocket: {} };
   const notes: (() => void)[] = [];
   const { signing, tokensFile } = config;
   if (signing && !tokensFile && !isLoopback(config.host)) {
@@ -59,6 +62,7 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     out.credentialed.add(signing.service);
     out.signers.set(signing.service, signer);
     out.sign.push(signingHook({ service: signing.service, header, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow }));
+    out.websocket.signing = { service: signing.service, apiKey: signing.apiKey, signer, recvWindow: signing.recvWindow };
     notes.push(() => logger.info(`service ${signing.service}: signing mode, ${signer.algorithm} signatures${signing.recvWindow ? `, recvWindow ${signing.recvWindow} ms` : ''}`));
   }
   if (tokensFile) {
@@ -66,6 +70,9 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
     const modules = new Set(proxied.flatMap((v) => v.service.endpoints.map((e) => e.module)));
     const unknown = unknownModules(tokens, modules);
     if (unknown.length) throw new UsageError(`GATEWAY_TOKENS_FILE names unknown catalogue modules: ${unknown.join(', ')}; valid: ${[...modules].sort().join(', ')}`);
+    const wsUnknown = unknownWsPatterns(tokens, new Set(views.flatMap((v) => v.service.wsMethods.map((m) => m.name))));
+    if (wsUnknown.length) throw new UsageError(`GATEWAY_TOKENS_FILE: ws entries that match no websocket-API method of the catalogue: ${wsUnknown.join(', ')}`);
+    out.websocket.tokens = tokens;
     const services = new Set(proxied.map((v) => v.service.id));
     out.authenticate.push(clientAuthHook({ tokens, services }));
     notes.push(() => logger.info(`client authentication: ${tokens.length} token(s) for ${[...services].join(', ')}`));

@@ -71,6 +71,8 @@ export class WsApiChecker {
   private readonly targets = new Map<string, ParamTarget>();
   private readonly byName = new Map<string, WsMethod>();
   private readonly releaseLabel: string;
+  /** [wssign] Params the gateway supplies to a request (signing mode): not required of the client. */
+  supplies?: (method: WsMethod, params: Record<string, unknown>) => ReadonlySet<string> | undefined;
 
   constructor(
     readonly view: ReleaseView,
@@ -99,7 +101,7 @@ export class WsApiChecker {
     }
     const params = (req.params ?? {}) as Record<string, unknown>;
     try {
-      checkParams(this.ajv, this.target(method), params, {}, { strict: this.strict });
+      checkParams(this.ajv, this.target(method), params, {}, { strict: this.strict, supplied: this.supplies?.(method, params) });
     } catch (e) {
       if (e instanceof GatewayError) return this.answer(id, e);
       throw e;

@@ -25,6 +25,8 @@ import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.
 import { checkStreamFrame, WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
 import { requestTarget, routeOf, upstreamUrl, wsApiBase, type WsPaths, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
+import { websocketSecurity, type WsSecurity } from './security.js';
+import type { CrossSiteGuard } from '../cross-site.js';
 
 export { StreamMatcher } from './stream-names.js';
 
@@ -52,6 +54,11 @@ export interface WebsocketOptions {
   shutdownGraceMs?: number;
   /** The rate limiter: websocket-API request frames count against the same limits as REST. */
   frameLimits?: { chargeFrame(service: string, method: WsMethod, params: Readonly<Record<string, unknown>>, authorization?: string): GatewayError | undefined };
+  /** [wssign] Signing mode and client tokens (SecurityHooks.websocket), and the served program's cross-site guard. */
+  security?: WsSecurity;
+  crossSite?: CrossSiteGuard;
+  /** [wssign] Keep-alive interval of user-data streams in signing mode (default 30 minutes, the exchange's). */
+  userDataKeepAliveMs?: number;
 }
 
 export interface WebsocketStats {
@@ -98,6 +105,8 @@ interface Admitted {
   inspect: Inspect;
   /** What the connection relays, kept up to date by its SUBSCRIBE / UNSUBSCRIBE frames. */
   subject: OpenSubject;
+  /** [wssign] Called once the connection is open; returns what to call when it ends. */
+  opened?: () => () => void;
 }
 
 /**
@@ -140,6 +149,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const paths: WsPaths = { ...streamsService?.view.service.streamPaths, wsApi: wsApiService?.view.service.wsApiPath };
   const versioned = opts.views.filter((v) => v.release);
   const defaultRelease = versioned.length === 1 ? versioned[0].release!.id : undefined;
+  const guard = websocketSecurity(opts); // [wssign] undefined unless signing or tokens are configured
 
   const wss = new WebSocketServer({
     noServer: true, perMessageDeflate: false, autoPong: false, maxPayload: opts.maxPayload ?? 1024 * 1024, clientTracking: false,
@@ -178,17 +188,17 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     });
   }
 
-  function refuse(at: Attempt, socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined): void {
+  function refuse(at: Attempt, socket: Duplex, status: number, body: Record<string, unknown>, release: string | undefined, own: Record<string, string> = {}): void {
     counts.refused++;
     at.release = release;
     if (socket.destroyed) return record(at, CLIENT_CLOSED);
-    const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`X-Gateway-Release: ${release}`] : [])];
+    const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`X-Gateway-Release: ${release}`] : []), ...Object.entries(own).map(([k, v]) => `${k}: ${v}`)];
     record(at, status, writeLastAnswer(socket, status, headers, JSON.stringify(body)));
   }
 
   function refuseError(at: Attempt, socket: Duplex, e: GatewayError, svc: ServiceWs | undefined): void {
     const service: Service | undefined = svc?.view.service ?? opts.views[0]?.service;
-    refuse(at, socket, e.status, envelope(service, e.reason, e.message), svc?.release ?? defaultRelease);
+    refuse(at, socket, e.status, envelope(service, e.reason, e.message), svc?.release ?? defaultRelease, e.headers); // [wssign] e.headers: WWW-Authenticate on a 401
   }
 
   /** The service and checks of a route, or the GatewayError refusing it. */
@@ -250,14 +260,23 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     const at = attempt(req, socket);
     try {
       if (closing) throw new GatewayError('upstream', 'Gateway shutting down.');
+      const token = guard?.admitUpgrade(req); // [wssign] 401 / cross-site before routing; strips ?token=
       const target = requestTarget(req.url ?? '/');
       at.route = routeOf(target, paths);
       const admitted = admit(at.route, at);
+      if (guard) secure(admitted, at, token); // [wssign]
       const protocols = checkHandshake(req);
       dial(at, socket, head, at.route, admitted, protocols);
     } catch (e) {
       refuseThrown(at, socket, e);
     }
+  }
+
+  /** [wssign] Signing mode / tokens on an admitted connection: per-frame token check and signing, user-data keep-alive. */
+  function secure(admitted: Admitted, at: Attempt, token: ReturnType<NonNullable<typeof guard>['admitUpgrade']>): void {
+    const { route } = at;
+    if (route?.kind === 'wsApi') admitted.inspect = guard!.wsApiInspect(admitted.svc.wsApi!.checker, admitted.inspect, token);
+    else if (route?.kind === 'streams') admitted.opened = guard!.streamsOpened(route.names, at.templates ?? []);
   }
 
   function refuseThrown(at: Attempt, socket: Duplex, e: unknown): void {
@@ -336,6 +355,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         counts.accepted++;
         record(at, 101, (socket as Socket).bytesWritten);
         const started = Date.now();
+        const leave = admitted.opened?.(); // [wssign]
         logger.debug(`ws ${label} open`);
         const relay = new Relay(client, upstream, {
           maxBufferedBytes: maxBuffered, maxHoldMs: opts.maxHoldMs, inspect,
@@ -344,6 +364,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
             logger.warn(`ws ${label}: client too slow (more than ${maxBuffered} bytes waiting), closed with 1008`);
           },
           onEnd: (end) => {
+            leave?.(); // [wssign]
             relays.delete(relay);
             logger.debug(`ws ${label} closed: client ${end.clientCode}, upstream ${end.upstreamCode}, ${end.framesUp} frames up, ${end.framesDown} down, ${Date.now() - started} ms`);
           },

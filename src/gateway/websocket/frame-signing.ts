@@ -1,0 +1,82 @@
+// Signing mode on a websocket-API connection. Each client request frame is, in order:
+//   1. refused with a 403 error frame (-2015, the REST code) when the connection's token does not
+//      allow its method (`ws:` entries of the tokens file), never forwarded;
+//   2. checked against the catalogue at the connection's release (the usual WsApiChecker), with the
+//      params the gateway supplies (apiKey, timestamp, signature) no longer required of the client;
+//   3. for the signed service: a SIGNED method sent without `signature` gets apiKey, timestamp
+//      (+ recvWindow) and signature; an API_KEY method sent without `apiKey` gets apiKey. A frame
+//      that brings its own signature (or key) passes unchanged, as over REST.
+// Only frames the gateway changes are re-serialised; every other frame keeps the client's bytes.
+import { currentAt } from '../../catalogue/lifecycle.js';
+import type { WsMethod } from '../../catalogue/model.js';
+import type { Inspect } from '../../upstream/ws-relay.js';
+import type { Secret } from '../../upstream/signing/secret.js';
+import type { Signer } from '../../upstream/signing/signers.js';
+import { signWsParams } from '../../upstream/signing/ws-api-params.js';
+import { allowsWsMethod, type TokenEntry } from '../client-auth/tokens.js';
+import { envelope, GatewayError } from '../errors.js';
+import type { WsApiChecker } from './frames.js';
+
+/** The gateway's credentials for the websocket API of one service (signing mode). */
+export interface WsSigning {
+  service: string;
+  apiKey: Secret;
+  signer: Signer;
+  recvWindow?: string;
+  clock?: () => number;
+}
+
+type Role = 'none' | 'key' | 'sign';
+const SUPPLIES: Record<Role, ReadonlySet<string> | undefined> = {
+  none: undefined, key: new Set(['apiKey']), sign: new Set(['apiKey', 'timestamp', 'signature']),
+};
+
+/** What the gateway adds to a request for `method` (security at the pinned release) with these params. */
+function roleOf(method: WsMethod, at: number, params: Record<string, unknown>): Role {
+  const security = currentAt(method.security, at)?.scheme ?? 'NONE';
+  if (security === 'SIGNED') return params.signature === undefined ? 'sign' : 'none';
+  if (security === 'API_KEY') return params.apiKey === undefined ? 'key' : 'none';
+  return 'none';
+}
+
+/** Teach a checker which params the gateway supplies, so that the client need not send them. */
+export function supplyParams(checker: WsApiChecker, signing: WsSigning | undefined): void {
+  if (!signing || checker.view.service.id !== signing.service) return;
+  const at = checker.view.at;
+  checker.supplies = (method, params) => SUPPLIES[roleOf(method, at, params)];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The inspect of one websocket-API connection in signing mode: `check` is the catalogue's (its
+ * answer wins), `token` the connection's client token (undefined: no tokens configured).
+ */
+export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined): Inspect {
+  const service = checker.view.service;
+  const ours = signing?.service === service.id ? signing : undefined;
+  const byName = new Map(checker.view.wsMethods.map((m) => [m.name, m]));
+  const apiKey = ours?.apiKey.reveal();
+  const clock = ours?.clock ?? Date.now;
+  return (data, isBinary) => {
+    let req: Record<string, unknown> | undefined;
+    try {
+      const v: unknown = JSON.parse(data.toString('utf8'));
+      if (isObject(v)) req = v;
+    } catch { /* the checker answers malformed frames */ }
+    const name = typeof req?.method === 'string' ? req.method : undefined;
+    if (token && name !== undefined && !allowsWsMethod(token, name)) {
+      const e = new GatewayError('forbidden', `Client token "${token.name}" is not allowed to call ${name}.`);
+      const id = typeof req!.id === 'string' || typeof req!.id === 'number' ? req!.id : null;
+      return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
+    }
+    const answer = check(data, isBinary);
+    if (answer !== undefined || !ours || !req || name === undefined) return answer;
+    const method = byName.get(name);
+    const params = isObject(req.params) ? req.params : {};
+    const role = method ? roleOf(method, checker.view.at, params) : 'none';
+    if (role === 'none') return undefined;
+    const signed = role === 'sign' ? signWsParams(params, ours.signer, { apiKey: apiKey!, now: clock(), recvWindow: ours.recvWindow }) : { ...params, apiKey };
+    return { forward: JSON.stringify({ ...req, params: signed }) };
+  };
+}
