@@ -65,7 +65,7 @@ function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHo
     upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
     hooks: [...security.authenticate, ...beforeProxy, ...limits.hooks, ...security.sign],
     corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
-    maxInflightPerRoute: cfg.routeConcurrency, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
+    admission: { ceiling: cfg.routeConcurrency, queue: cfg.routeQueue, queueWaitMs: cfg.routeQueueWaitMs }, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
     timeoutMs: cfg.timeoutMs, maxPipelined: cfg.maxPipelined, upstreamConnections: cfg.upstreamConnections,
   };
 }
