@@ -49,7 +49,7 @@ export class OverloadManager {
 
   constructor(private readonly server: Server, private readonly s: OverloadSettings, private readonly logger: Logger) {
     this.high = Math.max(1, Math.floor((s.cap * s.highWater) / 100));
-    this.low = Math.max(0, Math.floor((s.cap * s.lowWater) / 100));
+    this.low = Math.max(0, Math.min(this.high - 1, Math.floor((s.cap * s.lowWater) / 100)));
     this.reduced = { headers: Math.min(s.overloadTimeoutMs, s.headersTimeoutMs), keepAlive: Math.min(s.overloadTimeoutMs, s.keepAliveTimeoutMs) };
     server.once('close', () => clearTimeout(this.timer));
   }
