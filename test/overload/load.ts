@@ -2,7 +2,7 @@
 // one connection per request in flight), with each request's status, Retry-After and latency.
 import { Agent, request } from 'undici';
 
-export interface Result { status: number; retryAfter?: string; ms: number }
+export interface Result { status: number; retryAfter?: string; ms: number; error?: string }
 
 /**
  * `n` GETs of `path` over up to `n` connections, sent at once (or spread evenly over `spreadMs`:
@@ -31,8 +31,8 @@ export async function one(agent: Agent, base: string, path: string, headers: Rec
     await r.body.dump();
     const ra = r.headers['retry-after'];
     return { status: r.statusCode, retryAfter: Array.isArray(ra) ? ra[0] : ra, ms: performance.now() - t0 };
-  } catch {
-    return { status: 0, ms: performance.now() - t0 };
+  } catch (e) {
+    return { status: 0, ms: performance.now() - t0, error: (e as { code?: string }).code ?? String(e) };
   }
 }
 
@@ -56,8 +56,9 @@ export function percentile(results: Result[], p: number): number {
   return ms[Math.min(ms.length - 1, Math.ceil((p / 100) * ms.length) - 1)];
 }
 
-export function count(results: Result[]): Record<number, number> {
-  const out: Record<number, number> = {};
-  for (const r of results) out[r.status] = (out[r.status] ?? 0) + 1;
+/** Answers by status; transport failures by their error code ("UND_ERR_SOCKET", …). */
+export function count(results: Result[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of results) out[r.error ?? r.status] = (out[r.error ?? r.status] ?? 0) + 1;
   return out;
 }
