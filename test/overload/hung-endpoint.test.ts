@@ -31,28 +31,31 @@ test('the healthy route\'s p99 beside a hung one stays within 1.5× of its own; 
   await steady(gw.url, '/api/v3/time', 16, 500, HEALTHY); // warm
   const alone = await steady(gw.url, '/api/v3/time', 16, 2000, HEALTHY);
   assert.equal(Object.keys(count(alone)), ['200']);
-  const hung = burst(gw.url, '/api/v3/ping', 200, { 'x-test-delay-ms': '60000' });
+  // 60 at the hung endpoint: few enough that the CPU their connections and refusals cost on this
+  // shared machine does not pass for the healthy route waiting on them.
+  const hung = burst(gw.url, '/api/v3/ping', 60, { 'x-test-delay-ms': '60000' });
+  await new Promise((r) => setTimeout(r, 200)); // the hung ones have taken their slots and queue places
   const beside = await steady(gw.url, '/api/v3/time', 16, 2000, HEALTHY);
   const shed = await hung;
   assert.equal(Object.keys(count(beside)), ['200'], 'the healthy route refused nothing');
   const [a, b] = [percentile(alone, 99), percentile(beside, 99)];
   console.log(`healthy p99 alone ${a.toFixed(1)} ms, beside the hung endpoint ${b.toFixed(1)} ms`);
   assert.ok(b <= 1.5 * a, `healthy p99 beside the hung endpoint ${b.toFixed(1)} ms > 1.5 × ${a.toFixed(1)} ms alone`);
-  // 20 (the starting limit) reached the upstream and met the 3 s deadline (504); the other 180
+  // 20 (the starting limit) reached the upstream and met the 3 s deadline (504); the other 40
   // waited the 500 ms queue wait and were shed, well inside the deadline.
-  assert.equal(count(shed), { 503: 180, 504: 20 });
+  assert.equal(count(shed), { 503: 40, 504: 20 });
   const refused = shed.filter((r) => r.status === 503);
   assert.ok(refused.every((r) => r.retryAfter === '1'), 'every 503 carries Retry-After');
   const waits = refused.map((r) => r.ms);
   assert.ok(Math.min(...waits) >= 480 && Math.max(...waits) < 2500, `shed after the queue wait: ${Math.min(...waits).toFixed(0)}–${Math.max(...waits).toFixed(0)} ms`);
   // Each refusal has its access line; the warn lines are summaries, not one per refusal.
   const records = lines.map((l) => JSON.parse(l) as { msg: string; status?: number; route?: string; level: number | string });
-  assert.is(records.filter((r) => r.msg === 'access' && r.status === 503 && r.route === '/api/v3/ping').length, 180);
+  assert.is(records.filter((r) => r.msg === 'access' && r.status === 503 && r.route === '/api/v3/ping').length, 40);
   const summaries = records.filter((r) => /^503 overloaded × \d+ in the last 1 s on GET \/api\/v3\/ping: /.test(r.msg));
   assert.ok(summaries.length >= 1 && summaries.length <= 3, `summary lines: ${summaries.map((r) => r.msg).join(' | ')}`);
   assert.is(records.filter((r) => r.msg.includes('→ 503')).length, 0, 'no warn line per refusal');
   const metrics = await (await fetch(`${gw.url}/_gateway/metrics`)).text();
-  assert.match(metrics, /gateway_route_shed_total 180/);
+  assert.match(metrics, /gateway_route_shed_total 40/);
   const limit = Number(/gateway_route_concurrency_limit\{method="GET",route="\/api\/v3\/ping"[^}]*\} (\d+)/.exec(metrics)![1]);
   assert.ok(limit < 20, `the hung route's limit backed off after its timeouts: ${limit}`);
 });
