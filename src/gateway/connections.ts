@@ -3,7 +3,6 @@
 // no ServerResponse (over the cap; a request node's parser refused). The server calls this once.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { GatewayConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { connectionOpened, type RecordOptions } from './access-record.js';
 import { connectionCap, descriptorLimit } from './overload/descriptors.js';
@@ -11,7 +10,18 @@ import { OverloadManager } from './overload/manager.js';
 import { RefusalSummary } from './overload/refusal-summary.js';
 import { refuseOnSocket } from './raw-answer.js';
 
-type Settings = Pick<GatewayConfig, 'maxConnections' | 'upstreamConnections' | 'builderThreads' | 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'overloadHighWater' | 'overloadLowWater' | 'overloadTimeoutMs'>;
+/** The settings this reads (the gateway's configuration has them all). */
+interface Settings {
+  /** 0: derived from the descriptor limit. */
+  maxConnections: number;
+  upstreamConnections: number;
+  builderThreads: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  overloadHighWater: number;
+  overloadLowWater: number;
+  overloadTimeoutMs: number;
+}
 
 /**
  * Count, cap and watch the server's connections. `setupLog` takes the start-up line naming the
