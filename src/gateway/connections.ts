@@ -3,7 +3,6 @@
 // no ServerResponse (over the cap; a request node's parser refused). The server calls this once.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../log.js';
 import { connectionOpened, type RecordOptions } from './access-record.js';
 import { connectionCap, descriptorLimit } from './overload/descriptors.js';
 import { OverloadManager } from './overload/manager.js';
@@ -23,19 +22,19 @@ interface Settings {
   overloadTimeoutMs: number;
 }
 
-/**
- * Count, cap and watch the server's connections. `setupLog` takes the start-up line naming the
- * figures (held until the server listens); refusals and transitions go to `recording.logger`.
- */
-export function handleConnections(server: Server, config: Settings, recording: RecordOptions, setupLog: Logger = recording.logger): OverloadManager {
+/** Count, cap and watch the server's connections; the line naming the cap's figures is written once it listens. */
+export function handleConnections(server: Server, config: Settings, recording: RecordOptions): OverloadManager {
   const { cap, why, tooHigh } = connectionCap(descriptorLimit(), config.upstreamConnections, config.builderThreads, config.maxConnections);
   const manager = new OverloadManager(server, {
     cap, highWater: config.overloadHighWater, lowWater: config.overloadLowWater, overloadTimeoutMs: config.overloadTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs, keepAliveTimeoutMs: config.keepAliveTimeoutMs,
   }, recording.logger);
   manager.observe(recording.metrics);
-  setupLog.info(`connections: cap ${cap} (${why}); overloaded from ${manager.high} open (${config.overloadHighWater} %), restored below ${manager.low} (${config.overloadLowWater} %)`);
-  if (tooHigh !== undefined) setupLog.warn(`--max-connections ${cap} is above the ${tooHigh} connections the descriptor limit leaves room for: past that, new connections fail to open (EMFILE) before the cap refuses them`);
+  // Said once listening: a start-up that fails (a port in use) prints its error alone.
+  server.once('listening', () => {
+    recording.logger.info(`connections: cap ${cap} (${why}); overloaded from ${manager.high} open (${config.overloadHighWater} %), restored below ${manager.low} (${config.overloadLowWater} %)`);
+    if (tooHigh !== undefined) recording.logger.warn(`--max-connections ${cap} is above the ${tooHigh} connections the descriptor limit leaves room for: past that, new connections fail to open (EMFILE) before the cap refuses them`);
+  });
   const refusals = new RefusalSummary(recording.logger);
   server.once('close', () => refusals.flush());
   // Not server.maxConnections: on Node 20 a connection it drops stops the server's header and

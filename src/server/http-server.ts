@@ -24,7 +24,8 @@ export async function listen(server: Server, config: GatewayConfig, release: () 
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
+      // A backlog past node's 511: a burst of a thousand connects at once is accepted, not reset (the kernel caps it at somaxconn).
+      server.listen({ port: config.port, host: config.host, backlog: 4096 }, () => resolve());
     });
   } catch (e) {
     await release();
