@@ -9,6 +9,7 @@ import { checkParameters, type RequestState } from '../src/gateway/pipeline.js';
 import { compileProgram } from '../src/gateway/program.js';
 import { migrateAnswer } from '../src/gateway/migrate/answer.js';
 import { migrateRequest } from '../src/gateway/migrate/stage.js';
+import type { Admission } from '../src/gateway/admission/admission.js';
 import type { UpstreamProxy } from '../src/upstream/proxy.js';
 import { hmacSigner } from '../src/upstream/signing/signers.js';
 import { nsPerCall } from './ns-per-call.js';
@@ -18,7 +19,7 @@ const N = Number(process.argv[2] ?? 200_000);
 const exchange = findService(loadCatalogue().catalogue, 'exchange');
 const program = (release: string) => compileProgram({
   views: [resolveService(exchange, release)], plugins: new Map(), upstreams: {}, hooks: [], strict: false,
-  bodyLimit: 1 << 20, corsOrigins: [], credentialed: new Set(), allowedHosts: [], maxInflightPerRoute: 64, proxy: undefined as unknown as UpstreamProxy,
+  bodyLimit: 1 << 20, corsOrigins: [], credentialed: new Set(), allowedHosts: [], admission: undefined as unknown as Admission, proxy: undefined as unknown as UpstreamProxy,
   signers: new Map([['exchange', hmacSigner('bench-secret')]]),
 });
 const now = program('3.12.0');

@@ -6,6 +6,7 @@ import { readConfig } from '../src/config.js';
 import { checkParameters, type RequestState } from '../src/gateway/pipeline.js';
 import { compileProgram } from '../src/gateway/program.js';
 import type { UpstreamProxy } from '../src/upstream/proxy.js';
+import type { Admission } from '../src/gateway/admission/admission.js';
 import { startGateway } from '../src/server.js';
 import { nsPerCall } from './ns-per-call.js';
 
@@ -18,7 +19,7 @@ const running = await startGateway(readConfig(['--port', '0', '--upstream', 'exc
 const views = running.views.filter((v) => v.service.id === 'exchange');
 const program = compileProgram({
   views, plugins: new Map(), upstreams: {}, hooks: [], strict: false, bodyLimit: 1 << 20, corsOrigins: [], credentialed: new Set(),
-  allowedHosts: [], maxInflightPerRoute: 64, proxy: undefined as unknown as UpstreamProxy,
+  allowedHosts: [], admission: undefined as unknown as Admission, proxy: undefined as unknown as UpstreamProxy,
 });
 const route = program.table.served.get('GET /api/v3/klines')!;
 const EMPTY = Buffer.alloc(0);

@@ -57,16 +57,26 @@ export interface GatewayConfig {
   allowedHosts?: string[];
   /** Requests of one connection in progress at once; further pipelined requests wait in the socket. */
   maxPipelined: number;
-  /** Open client connections at most; beyond it new connections are closed at once. */
+  /** Open client connections at most; beyond it new connections get a 503 and are closed. 0 = derived from the descriptor limit at start-up. */
   maxConnections: number;
+  /** Open connections, in % of the cap, past which the overload manager shortens timeouts and closes idle connections. */
+  overloadHighWater: number;
+  /** Open connections, in % of the cap, below which the configured timeouts are restored. */
+  overloadLowWater: number;
+  /** Header and keep-alive idle timeout while overloaded (ms; never above the configured ones). */
+  overloadTimeoutMs: number;
   /** Time for a client to send the request headers (ms). */
   headersTimeoutMs: number;
   /** Idle keep-alive connections are closed after this long (ms). */
   keepAliveTimeoutMs: number;
   /** Connections to each upstream origin. */
   upstreamConnections: number;
-  /** Requests one route may have at the upstream at once; beyond it 503. */
+  /** Ceiling of a route's adaptive limit of requests at the upstream at once; past the limit requests queue. */
   routeConcurrency: number;
+  /** Requests one route may have waiting for a slot at the upstream; beyond it 503. */
+  routeQueue: number;
+  /** How long a request may wait for a slot at the upstream before a 503 (ms). */
+  routeQueueWaitMs: number;
   /** How long a stopping gateway waits for in-flight requests (ms). */
   shutdownGraceMs: number;
   /** Under --workers: a worker whose event loop is blocked this long is replaced (ms). */

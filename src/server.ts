@@ -67,7 +67,7 @@ function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHo
     // Limits after signing: an account's limits count the API key actually sent (the gateway's own in signing mode).
     hooks: [...security.authenticate, ...beforeProxy, ...security.sign, ...limits.hooks],
     corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
-    maxInflightPerRoute: cfg.routeConcurrency, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
+    admission: { ceiling: cfg.routeConcurrency, queue: cfg.routeQueue, queueWaitMs: cfg.routeQueueWaitMs }, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
     timeoutMs: cfg.timeoutMs, maxPipelined: cfg.maxPipelined, upstreamConnections: cfg.upstreamConnections,
     upstreamRelease: cfg.upstreamRelease, signers: security.signers,
   };

@@ -29,6 +29,13 @@ export const choice = <T extends string>(valid: readonly T[]) => (v: string, nam
   return v as T;
 };
 
+/** A whole number, or "auto" (0: worked out at start-up, e.g. the connection cap from the descriptor limit). */
+export const intOrAuto = (min: number, max: number) => (v: string, name: string): number => {
+  if (v === 'auto') return 0;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`invalid --${name} "${v}"; expected auto or a whole number from ${min} to ${max}`);
+  return Number(v);
+};
+
 /** A number of processes, or "auto" for one per core. */
 export function workers(v: string, name: string): number {
   return v === 'auto' ? availableParallelism() : int(1, 256)(v, name);

@@ -8,7 +8,7 @@ import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
 import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
 import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
-import { bool, choice, fleetStore, host, int, onOff, redisStore, workers } from './setting-values.js';
+import { bool, choice, fleetStore, host, int, intOrAuto, onOff, redisStore, workers } from './setting-values.js';
 
 export type { AdminReload };
 
@@ -104,16 +104,27 @@ export const SETTINGS: readonly Setting[] = [
     help: 'host names a request to a signed service or an admin route may be addressed to (DNS-rebinding guard; repeatable)' },
   { key: 'maxPipelined', flag: 'max-pipelined', env: 'GATEWAY_MAX_PIPELINED', arg: '<n>', default: '16', parse: int(1, 1024), reload: true,
     help: 'requests of one connection in progress at once; further pipelined requests wait in the socket' },
-  { key: 'maxConnections', flag: 'max-connections', env: 'GATEWAY_MAX_CONNECTIONS', arg: '<n>', default: '10000', parse: int(1, 1_000_000), reload: false,
-    help: 'open client connections; the next one gets a 503 and is closed' },
+  { key: 'maxConnections', flag: 'max-connections', env: 'GATEWAY_MAX_CONNECTIONS', arg: '<n>|auto', default: 'auto', parse: intOrAuto(1, 1_000_000), reload: false,
+    help: 'open client connections; the next one gets a 503 and is closed (auto: the descriptor limit less what the upstream pool, files and builder threads need)',
+    doc: 'open client connections; the next one gets a 503 written on the socket and is closed. `auto`: the descriptor limit less what the upstream pool, files and builder threads need; the start-up line names the figures (see Overload behaviour)' },
+  { key: 'overloadHighWater', flag: 'overload-high', env: 'GATEWAY_OVERLOAD_HIGH', arg: '<%>', default: '80', parse: int(2, 100), reload: false,
+    help: 'open connections, in % of the cap, past which the overload manager shortens timeouts and closes idle connections' },
+  { key: 'overloadLowWater', flag: 'overload-low', env: 'GATEWAY_OVERLOAD_LOW', arg: '<%>', default: (c) => String(Math.min(70, Number(c.overloadHighWater) - 1)), defaultText: '70 (below --overload-high)', parse: int(1, 99), reload: false,
+    help: 'open connections, in % of the cap, below which the overload manager restores the configured timeouts' },
+  { key: 'overloadTimeoutMs', flag: 'overload-timeout', env: 'GATEWAY_OVERLOAD_TIMEOUT_MS', arg: ms, default: '3000', parse: int(100, 600_000), reload: false,
+    help: 'header and keep-alive idle timeout while overloaded (never above the configured ones)' },
   { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'GATEWAY_HEADERS_TIMEOUT_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
     help: 'time to send the request headers (then 408 and close)' },
   { key: 'keepAliveTimeoutMs', flag: 'keep-alive-timeout', env: 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS', arg: ms, default: '65000', parse: int(100, 3_600_000), reload: false,
     help: 'idle keep-alive connections are closed after this' },
   { key: 'upstreamConnections', flag: 'upstream-connections', env: 'GATEWAY_UPSTREAM_CONNECTIONS', arg: '<n>', default: '256', parse: int(1, 65_536), reload: true,
     help: 'connections to each upstream origin (a reload that changes it, or the upstreams, brings a new pool; the old one drains)' },
-  { key: 'routeConcurrency', flag: 'route-concurrency', env: 'GATEWAY_ROUTE_CONCURRENCY', arg: '<n>', default: (c) => String(Math.max(1, Math.floor(Number(c.upstreamConnections) / 4))), defaultText: 'a quarter of --upstream-connections', parse: int(1, 65_536), reload: true,
-    help: 'requests one endpoint may have at the upstream; beyond it 503 + Retry-After (a hung endpoint cannot take the pool)' },
+  { key: 'routeConcurrency', flag: 'route-concurrency', env: 'GATEWAY_ROUTE_CONCURRENCY', arg: '<n>', default: (c) => String(Math.max(1, Math.floor(Number(c.upstreamConnections) / 2))), defaultText: 'half of --upstream-connections', parse: int(1, 65_536), reload: true,
+    help: 'ceiling of an endpoint\'s adaptive limit of requests at the upstream (a hung endpoint cannot take the pool); past the limit requests queue' },
+  { key: 'routeQueue', flag: 'route-queue', env: 'GATEWAY_ROUTE_QUEUE', arg: '<n>', default: '4096', parse: int(0, 1_000_000), reload: true,
+    help: 'requests one endpoint may have waiting for a slot at the upstream; beyond it 503 + Retry-After at once' },
+  { key: 'routeQueueWaitMs', flag: 'route-queue-wait', env: 'GATEWAY_ROUTE_QUEUE_WAIT_MS', arg: ms, default: (c) => String(Math.max(1, Math.floor(Number(c.timeoutMs) / 2))), defaultText: 'half of --timeout', parse: int(1, 600_000), reload: true,
+    help: 'how long a request waits for a slot at the upstream; then 503 + Retry-After (the request\'s deadline still applies)' },
   { key: 'shutdownGraceMs', flag: 'shutdown-grace', env: 'GATEWAY_SHUTDOWN_GRACE_MS', arg: ms, default: '10000', parse: int(0, 600_000), reload: true,
     help: 'how long a stopping gateway waits for in-flight requests (it stops as soon as they are done)' },
   { key: 'workerStallMs', flag: 'worker-stall', env: 'GATEWAY_WORKER_STALL_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,

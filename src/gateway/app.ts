@@ -13,6 +13,8 @@ import { adminHandler } from './admin.js';
 import type { TokenEntry } from './client-auth/tokens.js';
 import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
 import { Metrics } from './metrics.js';
+import { Admission, type AdmissionSettings } from './admission/admission.js';
+import { RefusalSummary } from './overload/refusal-summary.js';
 import { ownHeaders } from './own-headers.js';
 import type { Hook, Program } from './pipeline.js';
 import { compileProgram, sharedAjv, type ProgramOptions } from './program.js';
@@ -24,7 +26,9 @@ export { select, type ReloadOutcome, type Selection, type Served } from './state
 /** The state of this gateway: programs per release and the options a reload may change. */
 export type GatewayState = State<Omit<GatewayOptions, 'pinned'>>;
 
-export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' | 'lazyTable' | 'ajv'> {
+export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' | 'lazyTable' | 'ajv' | 'admission'> {
+  /** Per-route admission: the adaptive limit's ceiling, the queue's bounds (a reload may change them). */
+  admission: AdmissionSettings;
   pinned: PinnedReleases;
   plugins: PluginRegistry;
   timeoutMs: number;
@@ -69,13 +73,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const poolFor = (o: Pick<GatewayOptions, 'timeoutMs' | 'upstreamConnections'>) => new UpstreamProxy({ timeoutMs: o.timeoutMs, connections: o.upstreamConnections });
   let proxy = poolFor(opts);
   const metrics = new Metrics();
+  const refusals = new RefusalSummary(opts.logger);
+  const admission = new Admission(opts.admission, refusals);
+  admission.observe(metrics);
   const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
     // One ajv for every release (identical schemas compile once); route tables of releases other
     // than the default are built on their first request.
     const ajv = sharedAjv();
     const served = pinned.served.map((r) => ({
-      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, ajv, lazyTable: r !== pinned.default }),
+      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, ajv, lazyTable: r !== pinned.default }),
     }));
+    admission.configure(options.admission);
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
     metrics.servedReleases(served.flatMap((s) => s.id ?? [])); // the release label's only values
     const def = served[pinned.served.indexOf(pinned.default)];
@@ -120,7 +128,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return state;
     },
     proxy: () => proxy,
-    close: () => proxy.close(),
+    close: () => {
+      refusals.flush();
+      return proxy.close();
+    },
   };
 }
 

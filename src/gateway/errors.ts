@@ -23,6 +23,12 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * A refusal counted where it happens and logged as one summary line per interval (a burst of
+ * 503s would otherwise write a warn line each); every one still has its access line.
+ */
+export class SummarisedRefusal extends GatewayError {}
+
 /** Body of an error answer in the envelope the service's clients already parse. */
 export function envelope(service: Service | undefined, reason: Reason, message: string): Record<string, unknown> {
   if (service?.errors.envelope === 'code-msg') {
@@ -57,7 +63,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Render an error thrown while handling a request, in `service`'s envelope. */
 export function render(e: unknown, service: Service | undefined, where: string, log: Log): Answer {
   if (e instanceof GatewayError) {
-    if (e.status >= 500) {
+    if (e.status >= 500 && !(e instanceof SummarisedRefusal)) {
       if (e.quiet) log.debug(`${where} → ${e.status}: ${e.message}`);
       else log.warn(`${where} → ${e.status}: ${e.message}`);
     }

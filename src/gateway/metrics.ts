@@ -42,10 +42,13 @@ export const DEFAULT_MAX_SERIES = 400;
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 interface Sampled { kind: 'gauge' | 'counter'; name: string; help: string; sample: () => number }
+/** A gauge with labels read at scrape time: one [labels, value] per series (labels bounded by the caller). */
+interface SampledFamily { name: string; help: string; labels: string[]; sample: () => Iterable<[Record<string, string>, number]> }
 
 export class Metrics {
   private loaded?: Promise<Registry>;
   private readonly sampled: Sampled[] = [];
+  private readonly families: SampledFamily[] = [];
   private readonly http = new LabelledHistogram('http_request_duration_seconds',
     'Time from a request\'s arrival to the end of its answer, by method, route template, status and release.',
     ['method', 'route', 'status', 'release'], BUCKETS);
@@ -112,6 +115,10 @@ export class Metrics {
         if (m.kind === 'gauge') new pc.Gauge({ name: m.name, help: m.help, registers: [registry], collect() { this.set(sample()); } });
         else new pc.Counter({ name: m.name, help: m.help, registers: [registry], collect() { this.reset(); this.inc(sample()); } });
       }
+      for (const f of this.families) {
+        const { sample } = f;
+        new pc.Gauge({ name: f.name, help: f.help, labelNames: f.labels, registers: [registry], collect() { this.reset(); for (const [l, v] of sample()) this.set(l, v); } });
+      }
       return registry;
     }));
   }
@@ -150,6 +157,11 @@ export class Metrics {
   /** A number read at scrape time, as gauge `name` (e.g. open websockets). Add before the first scrape. */
   addGauge(name: string, help: string, sample: () => number): void {
     this.sampled.push({ kind: 'gauge', name, help, sample });
+  }
+
+  /** Gauges with labels read at scrape time (e.g. per route). Add before the first scrape. */
+  addGaugeFamily(name: string, help: string, labels: string[], sample: () => Iterable<[Record<string, string>, number]>): void {
+    this.families.push({ name, help, labels, sample });
   }
 
   /** A running total kept elsewhere and read at scrape time, as counter `name` (ending in _total). Add before the first scrape. */

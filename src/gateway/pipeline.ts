@@ -15,6 +15,7 @@ import type { PluginRegistry } from '../builders/plugin.js';
 import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/proxy.js';
 import { UpstreamError } from '../upstream/proxy.js';
 import { checkCrossSite, type CrossSiteGuard } from './cross-site.js';
+import type { Admission } from './admission/admission.js';
 import { ClientGone, GatewayError } from './errors.js';
 import { notServed } from './lifecycle-answers.js';
 import { ownHeaders, preflightHeaders, credentialed, type CorsPolicy } from './own-headers.js';
@@ -57,8 +58,8 @@ export interface Program {
   upstreams: Map<string, UpstreamTarget>;
   plugins: PluginRegistry;
   proxy: UpstreamProxy;
-  /** Requests one route may have at the upstream at once; beyond it 503 (a hung endpoint cannot take the pool). */
-  maxInflightPerRoute: number;
+  /** Per-route adaptive limits with a bounded queue: a hung endpoint sheds its own requests, never another's. */
+  admission: Admission;
   /** Version changes (null when no served service has any: the stage is skipped). */
   migrate: Migrations | null;
 }
@@ -235,10 +236,11 @@ async function forward(p: Program, ex: Exchange, state: RequestState): Promise<v
   const { route } = state;
   const base = p.upstreams.get(route.view.service.id);
   if (!base) throw new GatewayError('upstream', `no upstream configured for service ${route.view.service.id}`);
-  if (route.inflight >= p.maxInflightPerRoute) {
-    throw new GatewayError('overloaded', `${route.endpoint.endpoint.key}: ${route.inflight} requests already waiting for the upstream; retry later`, { 'retry-after': '1' });
-  }
-  route.inflight++;
+  const gate = route.gate ?? p.admission.gateOf(route);
+  if (gate.inflight < gate.limit.limit) gate.inflight++; // under the limit: no await, no allocation
+  else await gate.wait(ex.cancellation); // queued (bounded by count and time), or shed with 503
+  const sent = performance.now();
+  let failure: unknown = null;
   try {
     await p.proxy.forward(base, {
       method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
@@ -246,9 +248,10 @@ async function forward(p: Program, ex: Exchange, state: RequestState): Promise<v
       rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined,
     }, ex.res, ex.own, ex.cancellation);
   } catch (e) {
+    failure = e;
     throw e instanceof UpstreamError ? new GatewayError(e.code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'upstream', e.message) : e;
   } finally {
-    route.inflight--;
+    gate.release(sent, failure, ex.cancellation);
   }
 }
 

@@ -8,6 +8,7 @@ import type { ReleaseView } from '../catalogue/resolve.js';
 import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
+import type { Admission } from './admission/admission.js';
 import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable } from './route-table.js';
 import { compileMigrations } from './migrate/compile.js';
@@ -27,7 +28,8 @@ export interface ProgramOptions {
   credentialed: Set<string>;
   /** Host names a credentialed request may be addressed to. */
   allowedHosts: string[];
-  maxInflightPerRoute: number;
+  /** Per-route adaptive limits and queues (one per gateway, kept across reloads). */
+  admission: Admission;
   proxy: UpstreamProxy;
   /**
    * Build the route table on the first request rather than now (the releases of a multi-release
@@ -77,7 +79,7 @@ export function compileProgram(o: ProgramOptions): Program {
     upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, upstreamTarget(new URL(v))])),
     plugins: o.plugins,
     proxy: o.proxy,
-    maxInflightPerRoute: o.maxInflightPerRoute,
+    admission: o.admission,
     migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
   };
 }

@@ -5,6 +5,7 @@
 import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import type { ParamTarget } from './validate-params.js';
+import type { RouteGate } from './admission/route-gate.js';
 
 export interface Route {
   view: ReleaseView;
@@ -15,8 +16,8 @@ export interface Route {
   readonly params: ParamTarget;
   /** Deprecation / Link / Sunset headers when deprecated at the pin, else null. */
   deprecation: Record<string, string> | null;
-  /** Requests of this route being forwarded now (the per-route share of the upstream pool). */
-  inflight: number;
+  /** Its admission to the upstream (adaptive limit and queue), found on its first proxied request. */
+  gate: RouteGate | undefined;
 }
 
 /**
@@ -24,7 +25,7 @@ export interface Route {
  * never asked for: the cache and the validator's target are made on the route's first request.
  */
 class ReleaseRoute implements Route {
-  inflight = 0;
+  gate: RouteGate | undefined = undefined;
   private cached: Map<string, unknown> | undefined;
   private target: ParamTarget | undefined;
 

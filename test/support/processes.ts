@@ -12,6 +12,16 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/** SIGTERM, then SIGKILL after 3 s; resolves once the child has exited. */
+export function stopper(child: ChildProcess): () => Promise<void> {
+  return () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  });
+}
+
 /**
  * Spawn `node <script> ...args` and resolve once a stdout line matches `ready`. The start-up bound
  * is generous (a bound, not a speed claim: a cold catalogue parse in a primary and two workers took
@@ -20,12 +30,7 @@ export interface Proc {
 export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Proc & { match: RegExpMatchArray }> {
   const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-  });
+  const stop = stopper(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { void stop(); reject(new Error(`${script} not ready in ${timeoutMs} ms:\n${out}`)); }, timeoutMs);
     const onData = (d: Buffer) => {

@@ -73,7 +73,7 @@ export function compileMigrations(views: readonly ReleaseView[], o: MigrationOpt
     const endpoint = view.endpoints.find((e) => e.endpoint.key === key && (e.status === 'alive' || e.status === 'deprecated'))!;
     const cache = new Map<string, unknown>();
     r = {
-      view, endpoint, cache, deprecation: null, inflight: 0,
+      view, endpoint, cache, deprecation: null, gate: undefined,
       params: { label: key, view, parameters: endpoint.parameters, knownParameters: endpoint.knownParameters, constraints: endpoint.endpoint.constraints, cache },
     };
     targets.set(k, r);

@@ -1,0 +1,47 @@
+// Bursts are served, not refused: 1 000 concurrent GETs at one route of a healthy upstream all
+// answer 200, waiting their turn in the route's queue while its limit grows to its ceiling.
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import type { RunningGateway } from '../../src/server.js';
+import { gatewayAt } from '../support/gateway.js';
+import { startUpstream, type Upstream } from '../support/processes.js';
+import { burst, count, percentile } from './load.js';
+
+const test = suite('overload: a burst at a healthy route');
+let upstream: Upstream;
+let gw: RunningGateway;
+
+const CEILING = 128; // half of --upstream-connections 256, the default
+test.before(async () => {
+  upstream = await startUpstream();
+  gw = await gatewayAt('3.12.0', upstream.url, ['--rate-limit', 'off', '--upstream-connections', '256']);
+});
+test.after(async () => {
+  await gw.close(0);
+  await upstream.stop();
+});
+
+test('1 000 concurrent GETs, upstream answering in 20 ms: 1 000 × 200, p99 within the queueing the pool implies', async () => {
+  // The reference, measured here: the same burst at an upstream that answers at once (another
+  // route, so its limit learns its own latency) is what the gateway and this client cost.
+  await burst(gw.url, '/api/v3/time', 200); // warm: modules loaded, code compiled
+  const fast = await burst(gw.url, '/api/v3/time', 1000);
+  assert.equal(count(fast), { 200: 1000 });
+  const slow = await burst(gw.url, '/api/v3/ping', 1000, { 'x-test-delay-ms': '20' });
+  assert.equal(count(slow), { 200: 1000 }, 'every request of the burst is served');
+  // At most CEILING at the upstream at once: the last of 1 000 waits ceil(1000 / 128) = 8 rounds
+  // of 20 ms behind the others. The limit starts at 20 and grows while the upstream keeps up, so
+  // allow twice the rounds, on top of what the instant burst took.
+  const rounds = Math.ceil(1000 / CEILING);
+  const bound = percentile(fast, 99) + 2 * rounds * 20 + 100;
+  const p99 = percentile(slow, 99);
+  console.log(`burst of 1 000: p99 ${p99.toFixed(0)} ms (instant upstream ${percentile(fast, 99).toFixed(0)} ms; bound ${bound.toFixed(0)} ms)`);
+  assert.ok(p99 < bound, `p99 ${p99.toFixed(0)} ms ≥ ${bound.toFixed(0)} ms`);
+  const metrics = await (await fetch(`${gw.url}/_gateway/metrics`)).text();
+  assert.match(metrics, /gateway_route_concurrency_limit\{method="GET",route="\/api\/v3\/ping",release="3.12.0"\} \d+/);
+  assert.match(metrics, /gateway_route_queue_depth\{method="GET",route="\/api\/v3\/ping",release="3.12.0"\} 0/);
+  const limit = Number(/gateway_route_concurrency_limit\{method="GET",route="\/api\/v3\/ping"[^}]*\} (\d+)/.exec(metrics)![1]);
+  assert.ok(limit > 20 && limit <= CEILING, `the limit grew under the burst: ${limit}`);
+});
+
+test.run();
