@@ -6,6 +6,7 @@ import { CatalogueError } from './catalogue/problems.js';
 import { readConfig, USAGE } from './config.js';
 import { runPrimary, startHeartbeat, type WorkerFailed, type WorkerReady } from './cluster.js';
 import { startGateway } from './server.js';
+import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -30,7 +31,12 @@ async function main(): Promise<void> {
     if (cluster.isWorker) {
       process.send!({ ready: running.url } satisfies WorkerReady);
       startHeartbeat();
-    } else console.log(`listening on ${running.url}`);
+    } else {
+      console.log(`listening on ${running.url}`);
+      // One warning per configured upstream a TCP connection cannot reach (never blocks serving); under
+      // --workers the primary says it once instead.
+      void warnUnreachableUpstreams(upstreamTargets(running.catalogue, config.upstreams), (m) => console.error(`warning: ${m}`));
+    }
     // Drain: stop accepting, finish in-flight requests (at most the grace), then exit. A second
     // signal exits at once.
     const stop = () => {

@@ -26,7 +26,6 @@ import { drain } from './server/drain.js';
 import { createReloader, type Reloader } from './server/reload.js';
 import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
 import { restUpstreams } from './server/upstreams.js';
-import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 import { watchForReload } from './server/watch.js';
 import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
 import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
@@ -40,6 +39,8 @@ export interface RunningGateway {
   /** Websocket upgrades (the catalogue's stream and websocket-API paths) and their relays. */
   websockets: Omit<WebsocketGateway, 'afterReload'>;
   views: ReleaseView[];
+  /** The catalogue the gateway started with. */
+  catalogue: Catalogue;
   /** False until listening, and again once draining began: /_gateway/ready answers 503 then. */
   ready(): boolean;
   /** Stop accepting, let in-flight requests finish (at most `graceMs`, default the configured grace), close everything. */
@@ -137,9 +138,6 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // the socket listens, once the first probes have been answered.
   setTimeout(() => { void gateway.proxy().warm(); }, 100).unref();
   announce(pinned, logger);
-  // One warning per configured upstream a TCP connection cannot reach (never blocks serving); under
-  // --workers the primary says it once instead.
-  if (!cluster.isWorker) void warnUnreachableUpstreams(upstreamTargets(loaded.catalogue, config.upstreams), (m) => logger.warn(m));
   logger.debug(`catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
   if (config.fleet !== 'off') {
     fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
@@ -152,6 +150,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     gateway,
     websockets,
     views: pinned.default.views,
+    catalogue: loaded.catalogue,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs) => (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits, fleet }, graceMs))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),

@@ -40,10 +40,13 @@ function ownMetaUrl(outfile: string): Plugin {
 
 async function bundle(tool: string): Promise<void> {
   const file = join(DIST, 'tools', `${tool}.js`);
-  // Already a bundle: tsc did not run since (it rewrites every file it emits), so it is current.
-  if ((await readFile(file, 'utf8')).startsWith(BANNER)) return;
+  // tsc rewrites the tool's file only when its own source changed, while the bundle holds every
+  // module it imports: so tsc's output is kept beside it and the bundle is made again on every build
+  // (it went stale when only a module under src/ changed).
+  const source = join(DIST, 'tools', `${tool}.unbundled.js`);
+  if (!(await readFile(file, 'utf8')).startsWith(BANNER)) await copyFile(file, source);
   await build({
-    entryPoints: [file],
+    entryPoints: [source],
     outfile: file,
     allowOverwrite: true,
     bundle: true,

@@ -64,12 +64,12 @@ test('links: loops, links out of the folder, links to folders read anyway and da
   ]);
   // A link to a file inside the folder is read as that file.
   const ok = copy();
-  mkdirSync(join(ok, 'shared'));
+  mkdirSync(join(ok, 'outside'));
   const market = join(ok, 'exchange/endpoints/market.yaml');
-  cpSync(market, join(ok, 'shared/market.yaml'));
+  cpSync(market, join(ok, 'outside/market.yaml'));
   rmSync(market);
-  symlinkSync('../../shared/market.yaml', market);
-  rmSync(join(ok, 'shared'), { recursive: true, force: true });
+  symlinkSync('../../outside/market.yaml', market);
+  rmSync(join(ok, 'outside'), { recursive: true, force: true });
   assert.match(readProblems(ok).join('\n'), /market\.yaml:0: cannot follow the link: ENOENT/);
   mkdirSync(join(ok, '.shared')); // a dot-folder is not walked, but a link into it is inside the catalogue
   cpSync(join(ROOT, 'catalogue/exchange/endpoints/market.yaml'), join(ok, '.shared/market.yaml'));
