@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       console.log(`listening on ${running.url}`);
       // One warning per configured upstream a TCP connection cannot reach (never blocks serving); under
       // --workers the primary says it once instead.
-      void warnUnreachableUpstreams(upstreamTargets(running.catalogue, config.upstreams), (m) => console.error(`warning: ${m}`));
+      void warnUnreachableUpstreams(upstreamTargets(running.catalogue, config.upstreams), (m) => running.logger.warn(m));
     }
     // Drain: stop accepting, finish in-flight requests (at most the grace), then exit. A second
     // signal exits at once.

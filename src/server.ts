@@ -41,6 +41,7 @@ export interface RunningGateway {
   views: ReleaseView[];
   /** The catalogue the gateway started with. */
   catalogue: Catalogue;
+  logger: Logger;
   /** False until listening, and again once draining began: /_gateway/ready answers 503 then. */
   ready(): boolean;
   /** Stop accepting, let in-flight requests finish (at most `graceMs`, default the configured grace), close everything. */
@@ -151,6 +152,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     websockets,
     views: pinned.default.views,
     catalogue: loaded.catalogue,
+    logger,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs) => (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits, fleet }, graceMs))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),

@@ -62,9 +62,10 @@ test('a reload on one replica reaches all; a broken edit swaps nowhere; a differ
     const c = await health(gws[2]);
     assert.not.ok(c.fleet.converged);
     assert.is(c.fleet.target, outcome.hash);
-    const metrics = await (await fetch(`${gws[2].url}/_gateway/metrics`)).text();
-    assert.match(metrics, /^gateway_fleet_agree 0$/m);
-    assert.match(metrics, /^gateway_fleet_converged 0$/m);
+    // Each replica's view of the others refreshes on its heartbeat (2 s).
+    const scrape = async () => (await fetch(`${gws[2].url}/_gateway/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    await until('c\'s metrics show the disagreement', async () => /^gateway_fleet_agree 0$/m.test(await scrape()), 5000);
+    assert.match(await scrape(), /^gateway_fleet_converged 0$/m);
 
     // A broken edit: refused on the replica asked, published nowhere, swapped nowhere.
     shared.write(`${endpoint(3)}  - method: GET\n    path: /api/v3/broken\n    parameters:\n      - { name: x, schema: { type: integr } }\n`);

@@ -105,7 +105,8 @@ test('worst case: every release, method, status and endpoint → ≤ 1 MiB, capp
   // Fast: the capped scrape costs a bounded multiple of the near-empty one (it was 5 s for 71 MiB).
   const worst = await scrapeTime();
   console.log(`scrape: ${(bytes / 1024).toFixed(0)} KiB, ${series} request series, ${worst.toFixed(1)} ms (near-empty: ${small.toFixed(1)} ms)`);
-  assert.ok(worst <= 8 * small, `worst-case scrape ${worst.toFixed(1)} ms; near-empty ${small.toFixed(1)} ms`);
+  // The issue's bound is 100 ms; on a loaded machine both scrapes slow alike, so 8x the near-empty one also passes.
+  assert.ok(worst <= Math.max(100, 8 * small), `worst-case scrape ${worst.toFixed(1)} ms; near-empty ${small.toFixed(1)} ms`);
 });
 
 test.run();
