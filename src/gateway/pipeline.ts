@@ -7,79 +7,24 @@
 //
 // Stages are plain functions over one Exchange; an adapter (the node:http listener, the websocket
 // frame checker) calls them and renders whatever they throw with the one renderer in errors.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Ajv } from 'ajv';
-import type { ReleaseView } from '../catalogue/resolve.js';
-import { BuilderError } from '../builders/errors.js';
-import type { PluginRegistry } from '../builders/plugin.js';
-import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/proxy.js';
-import { UpstreamError } from '../upstream/proxy.js';
-import { checkCrossSite, type CrossSiteGuard } from './cross-site.js';
-import type { Admission } from './admission/admission.js';
+import { checkCrossSite } from './cross-site.js';
 import { ClientGone, GatewayError } from './errors.js';
 import { notServed } from './lifecycle-answers.js';
-import { ownHeaders, preflightHeaders, credentialed, type CorsPolicy } from './own-headers.js';
+import { ownHeaders, preflightHeaders, credentialed } from './own-headers.js';
 import { forEachParam } from './form-params.js';
 import { hasBody, readBody } from './read-body.js';
-import { identityOf } from './request-id.js';
-import { ownerOf, type Route, type RouteTable } from './route-table.js';
+import { ownerOf, type Route } from './route-table.js';
 import { checkApiKey } from './security-check.js';
 import { checkBody } from './validate-body.js';
 import { checkParams, repeatableParams } from './validate-params.js';
 import type { RequestState } from './request-state.js';
-import type { Migrations } from './migrate/compile.js';
-import { migrateAnswer } from './migrate/answer.js';
+import type { Exchange, Program } from './stage-types.js';
 import { migrateRequest } from './migrate/stage.js';
+import { build, forward } from './handlers.js';
 
 export type { RequestState } from './request-state.js';
 
-export interface Hook {
-  /** Runs before validation: authenticate, declare supplied parameters. */
-  admit?(state: RequestState): void;
-  /** Runs after validation, just before the handler; may refuse (e.g. a rate limit). */
-  prepare?(state: RequestState): void | Promise<void>;
-  /** Runs when the upstream's answer starts (status and headers as received), e.g. to learn its counters. */
-  answered?(state: RequestState, status: number, headers: Readonly<Record<string, string | string[] | undefined>>): void;
-}
-
-/** Everything the stages need, compiled once from the catalogue and the configuration. */
-export interface Program {
-  table: RouteTable;
-  hooks: Hook[];
-  /** The hooks that watch upstream answers (null when none does: the hot path then adds nothing). */
-  answered: Hook[] | null;
-  cors: CorsPolicy;
-  crossSite: CrossSiteGuard;
-  strict: boolean;
-  bodyLimit: number;
-  paramAjv: Ajv;
-  bodyAjv: Ajv;
-  /** Upstream REST base per service id. */
-  upstreams: Map<string, UpstreamTarget>;
-  plugins: PluginRegistry;
-  proxy: UpstreamProxy;
-  /** Per-route adaptive limits with a bounded queue: a hung endpoint sheds its own requests, never another's. */
-  admission: Admission;
-  /** Version changes (null when no served service has any: the stage is skipped). */
-  migrate: Migrations | null;
-}
-
-/** One request on its way through the pipeline; the adapter renders errors from what it holds. */
-export interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  /** The request id (request-id.ts), echoed among the own headers of every answer. */
-  id: string;
-  /** The service answering (owner of the path when no route matched). */
-  view?: ReleaseView;
-  route?: Route;
-  own: Record<string, string>;
-  cancellation: Cancellation;
-  /** The request body has been read whole (a deadline before that is the client's fault: 408). */
-  bodyRead: boolean;
-  /** The version changes applied ("<release> <change id>[, …]"), for the access line. */
-  migrated?: string;
-}
+export type { Exchange, Hook, Program } from './stage-types.js';
 
 const EMPTY = Buffer.alloc(0);
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;
@@ -190,7 +135,7 @@ export function checkJsonBody(p: Program, state: RequestState): unknown {
 
 /** Run a request through every stage and its handler. Throws what the adapter renders. */
 export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
-  const { req, res } = ex;
+  const { req } = ex;
   const { path, query } = parseTarget(req.url ?? '/');
   if (!routeRequest(p, ex, path)) return;
   const route = ex.route!;
@@ -212,81 +157,6 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   // microtask jobs (a thenable resolution), an await of a native promise through none.
   if (builder) await build(p, ex, builder, json);
   else await forward(p, ex, state);
-}
-
-async function build(p: Program, ex: Exchange, name: string, body: unknown): Promise<void> {
-  const plugin = p.plugins.get(name)!; // the program checked every builder exists
-  let result: unknown;
-  try {
-    result = await plugin(body);
-  } catch (e) {
-    if (!(e instanceof BuilderError)) throw e;
-    // Refused input (and an exhausted Plutus budget) is the client's: 400. A full queue or a build
-    // past its deadline is the gateway's capacity: 503, with Retry-After when the pool knows one.
-    if (e.status < 500) throw new GatewayError('builder', e.message);
-    throw new GatewayError('overloaded', e.message, { 'retry-after': String(e.retryAfterSeconds ?? 1) });
-  }
-  if (ex.cancellation.gone || ex.res.headersSent) return;
-  const text = JSON.stringify(result);
-  ex.res.writeHead(200, { ...ex.own, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  ex.res.end(text);
-}
-
-async function forward(p: Program, ex: Exchange, state: RequestState): Promise<void> {
-  const { route } = state;
-  const base = p.upstreams.get(route.view.service.id);
-  if (!base) throw new GatewayError('upstream', `no upstream configured for service ${route.view.service.id}`);
-  const gate = route.gate ?? p.admission.gateOf(route);
-  if (gate.inflight < gate.limit.limit) gate.inflight++; // under the limit: no await, no allocation
-  else await gate.wait(ex.cancellation); // queued (bounded by count and time), or shed with 503
-  const sent = performance.now();
-  let failure: unknown = null;
-  try {
-    await p.proxy.forward(base, {
-      method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
-      onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
-      rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined,
-    }, ex.res, ex.own, ex.cancellation);
-  } catch (e) {
-    failure = e;
-    throw e instanceof UpstreamError ? new GatewayError(e.code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'upstream', e.message) : e;
-  } finally {
-    gate.release(sent, failure, ex.cancellation);
-  }
-}
-
-/**
- * X-Forwarded-For (appended) and Forwarded (RFC 7239, appended): who asked, for the upstream's logs
- * and limits; X-Request-Id and traceparent: which request this is (request-id.ts). Called once per
- * dispatch, so it also marks when the upstream's part began (the access line's upstream time).
- */
-function forwardedHeaders(req: IncomingMessage): Record<string, string> {
-  const peer = peerOf(req.socket as PeerSocket);
-  const xff = req.headers['x-forwarded-for'];
-  const fwd = req.headers.forwarded;
-  const out: Record<string, string> = {
-    'x-forwarded-for': xff ? `${xff}, ${peer.ip}` : peer.ip,
-    forwarded: fwd ? `${fwd}, ${peer.forwarded}` : peer.forwarded,
-  };
-  const who = identityOf(req);
-  if (who) {
-    who.upstreamAt = performance.now();
-    out['x-request-id'] = who.id;
-    out.traceparent = who.traceparent;
-  }
-  return out;
-}
-
-/** A connection's own forwarding values, worked out on its first request (keep-alive clients send many). */
-const PEER = Symbol('gateway.peer');
-type PeerSocket = IncomingMessage['socket'] & { [PEER]?: { ip: string; forwarded: string } };
-function peerOf(socket: PeerSocket): { ip: string; forwarded: string } {
-  let peer = socket[PEER];
-  if (!peer) {
-    const ip = socket.remoteAddress ?? 'unknown';
-    socket[PEER] = peer = { ip, forwarded: `for=${ip.includes(':') ? `"[${ip}]"` : ip};proto=http` };
-  }
-  return peer;
 }
 
 /**

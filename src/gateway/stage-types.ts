@@ -1,0 +1,62 @@
+// The shapes every stage shares: the compiled Program, one request's Exchange, and the hooks a
+// program runs. Apart from pipeline.ts so that the stages and handlers can name them without
+// importing the pipeline that calls them.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Ajv } from 'ajv';
+import type { ReleaseView } from '../catalogue/resolve.js';
+import type { PluginRegistry } from '../builders/plugin.js';
+import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/proxy.js';
+import type { Admission } from './admission/admission.js';
+import type { CrossSiteGuard } from './cross-site.js';
+import type { Migrations } from './migrate/compile.js';
+import type { CorsPolicy } from './own-headers.js';
+import type { RequestState } from './request-state.js';
+import type { Route, RouteTable } from './route-table.js';
+
+export interface Hook {
+  /** Runs before validation: authenticate, declare supplied parameters. */
+  admit?(state: RequestState): void;
+  /** Runs after validation, just before the handler; may refuse (e.g. a rate limit). */
+  prepare?(state: RequestState): void | Promise<void>;
+  /** Runs when the upstream's answer starts (status and headers as received), e.g. to learn its counters. */
+  answered?(state: RequestState, status: number, headers: Readonly<Record<string, string | string[] | undefined>>): void;
+}
+
+/** Everything the stages need, compiled once from the catalogue and the configuration. */
+export interface Program {
+  table: RouteTable;
+  hooks: Hook[];
+  /** The hooks that watch upstream answers (null when none does: the hot path then adds nothing). */
+  answered: Hook[] | null;
+  cors: CorsPolicy;
+  crossSite: CrossSiteGuard;
+  strict: boolean;
+  bodyLimit: number;
+  paramAjv: Ajv;
+  bodyAjv: Ajv;
+  /** Upstream REST base per service id. */
+  upstreams: Map<string, UpstreamTarget>;
+  plugins: PluginRegistry;
+  proxy: UpstreamProxy;
+  /** Per-route adaptive limits with a bounded queue: a hung endpoint sheds its own requests, never another's. */
+  admission: Admission;
+  /** Version changes (null when no served service has any: the stage is skipped). */
+  migrate: Migrations | null;
+}
+
+/** One request on its way through the pipeline; the adapter renders errors from what it holds. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The request id (request-id.ts), echoed among the own headers of every answer. */
+  id: string;
+  /** The service answering (owner of the path when no route matched). */
+  view?: ReleaseView;
+  route?: Route;
+  own: Record<string, string>;
+  cancellation: Cancellation;
+  /** The request body has been read whole (a deadline before that is the client's fault: 408). */
+  bodyRead: boolean;
+  /** The version changes applied ("<release> <change id>[, …]"), for the access line. */
+  migrated?: string;
+}
