@@ -29,13 +29,17 @@ test('1 000 concurrent GETs, upstream answering in 20 ms: 1 000 × 200, p99 with
   assert.equal(count(fast), { 200: 1000 });
   const slow = await burst(gw.url, '/api/v3/ping', 1000, { 'x-test-delay-ms': '20' });
   assert.equal(count(slow), { 200: 1000 }, 'every request of the burst is served');
+  // The reference again, after: with other work on the two cores a burst's own CPU time moves
+  // between runs (2.5x seen beside two busy loops), so the larger of the two references counts.
+  const fastAfter = await burst(gw.url, '/api/v3/time', 1000);
   // At most CEILING at the upstream at once: the last of 1 000 waits ceil(1000 / 128) = 8 rounds
   // of 20 ms behind the others. The limit starts at 20 and grows while the upstream keeps up, so
   // allow twice the rounds, on top of what the instant burst took.
   const rounds = Math.ceil(1000 / CEILING);
-  const bound = percentile(fast, 99) + 2 * rounds * 20 + 100;
+  const reference = Math.max(percentile(fast, 99), percentile(fastAfter, 99));
+  const bound = 1.5 * reference + 2 * rounds * 20 + 100;
   const p99 = percentile(slow, 99);
-  console.log(`burst of 1 000: p99 ${p99.toFixed(0)} ms (instant upstream ${percentile(fast, 99).toFixed(0)} ms; bound ${bound.toFixed(0)} ms)`);
+  console.log(`burst of 1 000: p99 ${p99.toFixed(0)} ms (instant upstream ${percentile(fast, 99).toFixed(0)} / ${percentile(fastAfter, 99).toFixed(0)} ms; bound ${bound.toFixed(0)} ms)`);
   assert.ok(p99 < bound, `p99 ${p99.toFixed(0)} ms ≥ ${bound.toFixed(0)} ms`);
   const metrics = await (await fetch(`${gw.url}/_gateway/metrics`)).text();
   assert.match(metrics, /gateway_route_concurrency_limit\{method="GET",route="\/api\/v3\/ping",release="3.12.0"\} \d+/);
