@@ -5,6 +5,7 @@
 // Redis unreachable or silent past its deadline: with `fail: 'open'` (default) every counter falls
 // back to an in-process one and one warning line says so; counting moves back to Redis once it
 // answers again. With `fail: 'closed'` the limiter refuses instead (see hook.ts).
+import { shown } from '../../setting-values.js';
 import { createRequire } from 'node:module';
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../log.js';
@@ -115,7 +116,7 @@ function memoryCounter(limit: number, seconds: number): Counter {
 export function redisStore(url: string, fail: FailMode, logger: Logger, timeoutMs = 50): CounterStore {
   const { Redis } = require('ioredis') as typeof import('ioredis');
   const Limiter = require('rate-limiter-flexible/lib/RateLimiterRedis.js') as LimiterClass;
-  const name = redact(url);
+  const name = shown(url, true); // without its password
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -220,14 +221,3 @@ export function redisStore(url: string, fail: FailMode, logger: Logger, timeoutM
 
 /** ioredis's rejection of a command unanswered within commandTimeout. */
 const TIMED_OUT = 'Command timed out';
-
-/** The URL as safe to log: without its password. */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
