@@ -4,7 +4,7 @@
 // added, removed or renamed), tsconfig.json, package.json and the installed packages' lock. A no-op
 // tsc still takes ~2 s here, which every `npm test` paid. `npm run build -- --force` always builds.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,6 +31,11 @@ const run = (args) => {
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 const started = Date.now();
+// A dist/ from before the bundler kept tsc's output beside each bundle has a bundle and no
+// .unbundled.js copy: make tsc emit everything again (incremental tsc would not rewrite the file).
+if (existsSync(join(root, 'dist/tools/diff-releases.js')) && !existsSync(join(root, 'dist/tools/diff-releases.unbundled.js'))) {
+  rmSync(join(root, 'dist/.tsbuildinfo'), { force: true });
+}
 run([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
 run([join(root, 'dist/tools/bundle.js')]);
 // Stamped with the time the build began: a file saved while it ran is newer, so the next build runs.
