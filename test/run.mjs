@@ -2,7 +2,9 @@
 // "N passed, N failed[, N skipped]". Each file runs in its own process so one file's servers,
 // timers or WASM memory cannot leak into the next; files run in parallel, TEST_CONCURRENCY at a
 // time (default: two per core, as most files spend much of their time waiting on deadlines,
-// sockets or a browser; soaks one per core). Exit status is non-zero if anything failed.
+// sockets or a browser; soaks one at a time: each measures the gateway under a load of its own, and
+// the 1 000-reload soak beside the fleet soak starved the fleet's three gateways of CPU). Exit status
+// is non-zero if anything failed.
 //   node test/run.mjs [--soak] [--save-durations] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
 // --save-durations rewrites test/durations.json (or soak-durations.json), the order of a fresh
@@ -41,7 +43,7 @@ const soak = args.includes('--soak');
 const pattern = args.find((a) => !a.startsWith('--'));
 const filter = pattern ? new RegExp(pattern) : null;
 const suffix = soak ? '.soak.js' : '.test.js';
-const concurrency = Number(process.env.TEST_CONCURRENCY) || availableParallelism() * (soak ? 1 : 2);
+const concurrency = Number(process.env.TEST_CONCURRENCY) || (soak ? 1 : availableParallelism() * 2);
 const FILE_LIMIT_MS = (Number(process.env.TEST_FILE_LIMIT_S) || (soak ? 600 : 120)) * 1000;
 const TAIL_LINES = 40;
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.

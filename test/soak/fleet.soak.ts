@@ -115,6 +115,8 @@ test('a catalogue edit reloaded on one replica: all three serve it within 2 s; a
 });
 
 test('rolling restart under steady load: 0 failed requests, no order sent twice', async () => {
+  // Every replica is up before the restart begins (one that died would be a finding of its own).
+  for (const [i, r] of replicas.entries()) assert.is(r!.child.exitCode ?? r!.child.signalCode, null, `replica ${i} exited before the rolling restart:\n${r!.output().slice(-2000)}`);
   await upstream.reset();
   const load = steadyLoad();
   await new Promise((r) => setTimeout(r, 1000));
