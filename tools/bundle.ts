@@ -5,7 +5,7 @@
 // module keeps its own import.meta.url (the URL of its compiled file under dist/): the catalogue
 // loader hashes its own folder into the cache key and finds the catalogue next to dist/, and both
 // must mean the same thing bundled or not. npm packages stay imports (loaded lazily where they are).
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { copyFile, readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,12 @@ function ownMetaUrl(outfile: string): Plugin {
   };
 }
 
+/** The options every bundle shares: ESM for node 20, npm packages left as imports, own import.meta.url. */
+const common = (file: string): BuildOptions => ({
+  allowOverwrite: true, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external',
+  sourcemap: 'linked', banner: { js: BANNER }, logLevel: 'warning', plugins: [ownMetaUrl(file)],
+});
+
 async function bundle(tool: string): Promise<void> {
   const file = join(DIST, 'tools', `${tool}.js`);
   // tsc rewrites the tool's file only when its own source changed, while the bundle holds every
@@ -48,16 +54,7 @@ async function bundle(tool: string): Promise<void> {
   await build({
     entryPoints: [source],
     outfile: file,
-    allowOverwrite: true,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    banner: { js: BANNER },
-    logLevel: 'warning',
-    plugins: [ownMetaUrl(file)],
+    ...common(file),
   });
 }
 
@@ -76,17 +73,8 @@ async function bundleSplit(entry: string): Promise<void> {
     entryPoints: { [name]: source },
     outdir: dir,
     chunkNames: `${name}-chunk-[hash]`,
-    allowOverwrite: true,
-    bundle: true,
     splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    banner: { js: BANNER },
-    logLevel: 'warning',
-    plugins: [ownMetaUrl(file)], // chunks are written beside the entry: the same relative URLs hold for them
+    ...common(file), // chunks are written beside the entry: the same relative URLs hold for them
     metafile: true,
   });
   // Chunks of earlier bundles, once the new ones are written (a process starting meanwhile finds its files).
