@@ -60,9 +60,12 @@ export function unreachable(url: string, timeoutMs: number): Promise<string | nu
 /**
  * Try every target at once; `warn` once per unreachable one, e.g.
  * `upstream exchange (http://127.0.0.1:9) cannot be reached: ECONNREFUSED; its requests will answer 502 until it can`.
- * Resolves when every attempt has ended (at most `timeoutMs`).
+ * Starts 100 ms after the call; resolves when every attempt has ended (at most `timeoutMs` later).
  */
 export async function warnUnreachableUpstreams(targets: UpstreamTarget[], warn: (message: string) => void, timeoutMs = 3000): Promise<void> {
+  // A moment after listening, as the proxy's warm-up: the probes' lookups and connects (~7 ms of the
+  // main thread here) would otherwise come before the first answers (a readiness probe's).
+  await new Promise((r) => setTimeout(r, 100));
   await Promise.all(targets.map(async (t) => {
     const why = await unreachable(t.url, timeoutMs);
     if (why) warn(`upstream ${t.name} (${shown(t.url)}) cannot be reached: ${why}; its requests will fail until it can`);
