@@ -120,7 +120,7 @@ export function buildService(
     if (any) problems.push({ file: any.file.replace(/[^/]*$/, 'service.yaml'), line: 0, message: `service folder "${id}" has no valid service.yaml` });
     return null;
   }
-  return new ServiceBuilder(id, byKind, problems, warnings).build(serviceFile);
+  return new ServiceBuilder(id, byKind, problems, warnings, cacheDir).build(serviceFile);
 }
 
 class ServiceBuilder {
@@ -129,14 +129,17 @@ class ServiceBuilder {
   /** Schemas compiled once every enum is known (a parameter's schema takes its enum's values). */
   private paramSchemas: { f: RawFile; path: (string | number)[]; p: Parameter; owner: string }[] = [];
   private bodies: { f: RawFile; path: (string | number)[]; e: Endpoint }[] = [];
-  private schemaCheck = new SchemaCheck();
+  private schemaCheck: SchemaCheck;
 
   constructor(
     private id: string,
     private files: Map<Kind, RawFile[]>,
     private problems: Problem[],
     private warnings: Problem[],
-  ) {}
+    cacheDir: string | false,
+  ) {
+    this.schemaCheck = new SchemaCheck(cacheDir);
+  }
 
   private problem(f: RawFile, path: (string | number)[], message: string) {
     this.problems.push({ file: f.file, line: f.lineOf(path), message });
@@ -495,6 +498,7 @@ class ServiceBuilder {
       const problem = this.schemaCheck.body(bodySchema(this.svc, e)!);
       if (problem) this.problem(f, [...path, 'body'], `${e.key}: body ${problem}`);
     }
+    this.schemaCheck.save();
   }
 
   private checkParameterEnums() {

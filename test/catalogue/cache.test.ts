@@ -1,6 +1,7 @@
 // The JSON cache is keyed by the loader's own code too: a catalogue an older loader accepted and
 // cached is checked again by a newer one. Writing a cache prunes the older caches of that folder.
-// The cache is written as ASCII JSON (a one-byte string is faster to read back).
+// The cache is written as ASCII JSON (a one-byte string is faster to read back). Parameter and body
+// schemas' compile verdicts are kept beside it.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -132,6 +133,39 @@ test('the file-kind validators kept in the cache folder (ajv standalone code) fi
   const written = statSync(join(cacheDir, kept[0])).mtimeMs;
   assert.equal(problems(cacheDir), fresh, 'reading them back');
   assert.is(statSync(join(cacheDir, kept[0])).mtimeMs, written, 'read, not generated again');
+});
+
+test('schema verdicts kept in the cache folder give exactly the problems a fresh compile gives, and are read, not recompiled', () => {
+  // One schema ajv rejects, one the strict compile rejects (a typo), one good: each verdict kept.
+  const cat = catalogue(`${BAD_PARAMETER}  - method: GET\n    path: /v1/b\n    parameters: [{ name: m, schema: { type: string, minimun: 1 } }, { name: k, schema: { type: integer } }]\n`);
+  const cacheDir = tempDir('cat-cache-verdicts-');
+  const problems = (dir: string | false) => {
+    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
+      try { m.loadCatalogue(${JSON.stringify(cat)}, { cacheDir: ${JSON.stringify(dir)}, modelCache: false }); console.log('[]'); }
+      catch (e) { console.log(JSON.stringify(e.problems.map((p) => [p.line, p.message]))); } })`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as [number, string][];
+  };
+  const fresh = problems(false);
+  assert.equal(fresh.map(([line]) => line), [5, 8], JSON.stringify(fresh));
+  assert.match(fresh[0][1], /parameter n: schema does not compile/);
+  assert.match(fresh[1][1], /parameter m: schema has a part the gateway would ignore: .*minimun/);
+  assert.equal(problems(cacheDir), fresh, 'compiling and keeping the verdicts');
+  const kept = readdirSync(cacheDir).filter((f) => /^schema-checks-[0-9a-f]{16}\.json$/.test(f));
+  assert.is(kept.length, 1, readdirSync(cacheDir).join(', '));
+  const verdicts = Object.values(JSON.parse(readFileSync(join(cacheDir, kept[0]), 'utf8')) as Record<string, string | null>);
+  assert.is(verdicts.filter((v) => v === null).length, 1, 'the good schema is kept as good');
+  assert.is(verdicts.filter((v) => v !== null).length, 2);
+  const written = statSync(join(cacheDir, kept[0])).mtimeMs;
+  assert.equal(problems(cacheDir), fresh, 'reading them back');
+  assert.is(statSync(join(cacheDir, kept[0])).mtimeMs, written, 'read, not compiled and written again');
+  // A kept file from other checking code (another key) is pruned when this one is written.
+  const stale = join(cacheDir, 'schema-checks-0000000000000000.json');
+  writeFileSync(stale, '{}');
+  rmSync(join(cacheDir, kept[0]));
+  assert.equal(problems(cacheDir), fresh);
+  assert.not.ok(existsSync(stale), 'the stale verdicts are pruned');
 });
 
 test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp folder); GATEWAY_CACHE_DIR moves it', () => {
