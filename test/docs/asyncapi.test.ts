@@ -33,9 +33,14 @@ test('@asyncapi/parser finds no error at the pin (other releases: test/soak/expo
     const errors = await asyncApiErrors(toAsyncApi([resolveService(exchange, r)]));
     assert.equal(errors, [], `at ${r}`);
   }
+  // The broken copy keeps one operation (the parser's work grows with the document; one dangling
+  // reference is found the same in a document of one operation as of all).
   const broken = structuredClone(doc);
-  broken.operations[Object.keys(broken.operations)[0]].channel = { $ref: '#/channels/no-such-channel' };
-  assert.ok((await asyncApiErrors(broken)).length > 0, 'a dangling channel reference passed');
+  const [first] = Object.keys(broken.operations);
+  broken.operations = { [first]: broken.operations[first] };
+  broken.operations[first].channel = { $ref: '#/channels/no-such-channel' };
+  const errors = await asyncApiErrors(broken);
+  assert.ok(errors.some((e) => /no-such-channel/.test(e)), `the dangling channel reference is not reported: ${errors.join('; ')}`);
   assert.is(doc.asyncapi, '3.0.0');
 });
 
