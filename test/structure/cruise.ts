@@ -17,7 +17,11 @@ const cli = fileURLToPath(new URL('../../bin/dependency-cruise.mjs', import.meta
 
 /** Every rule violation in `root`/src and `root`/tools; throws if the tool itself fails to run. */
 export function layerViolations(root: string = ROOT): Violation[] {
-  const r = spawnSync(process.execPath, [cli, 'src', 'tools', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+  // The checkout's own tree is cruised incrementally (dependency-cruiser's cache in node_modules/.cache,
+  // files compared by content: only changed ones are parsed again; ~1.5 of 2.6 s of CPU saved); a
+  // planted copy is cruised whole.
+  const cache = root === ROOT ? ['--cache', 'node_modules/.cache/dependency-cruiser', '--cache-strategy', 'content'] : [];
+  const r = spawnSync(process.execPath, [cli, 'src', 'tools', '--config', '.dependency-cruiser.cjs', '--output-type', 'json', ...cache], {
     cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
   });
   if (!r.stdout.trim().startsWith('{')) throw new Error(`dependency-cruiser failed in ${root} (exit ${r.status}):\n${r.stderr}${r.stdout}`);
