@@ -75,7 +75,7 @@ test('links: loops, links out of the folder, links to folders read anyway and da
   cpSync(join(ROOT, 'catalogue/exchange/endpoints/market.yaml'), join(ok, '.shared/market.yaml'));
   rmSync(market);
   symlinkSync('../../.shared/market.yaml', market);
-  const loaded = loadCatalogue(ok, { cacheDir: false }).catalogue;
+  const loaded = loadCatalogue(ok, { modelCache: false }).catalogue; // kept parses: only the links are new
   assert.ok(loaded.services[0].endpoints.some((e) => e.key === 'GET /api/v3/klines'), 'the linked market.yaml was read');
 });
 
@@ -86,7 +86,7 @@ test('a ConfigMap volume layout (top-level links into a hidden, atomically swapp
   symlinkSync('..2026_11_27_06_00_00.1', join(dir, '..data'));
   for (const entry of ['schema', 'exchange', 'tx-examples']) symlinkSync(`..data/${entry}`, join(dir, entry));
   const shipped = loadCatalogue(join(ROOT, 'catalogue'), { modelCache: false });
-  const mounted = loadCatalogue(dir, { cacheDir: false });
+  const mounted = loadCatalogue(dir, { modelCache: false });
   assert.is(mounted.hash, shipped.hash, 'the same files, the same catalogue');
   assert.is(mounted.catalogue.services.length, 2);
   symlinkSync('..data/exchange', join(dir, 'exchange-again'));
