@@ -6,6 +6,7 @@ import { currentAt, existsAt } from '../lifecycle.js';
 import type { Endpoint, SecurityScheme, Service } from '../model.js';
 import { describeEvent, eventsAt, type BreakingEvent } from './events.js';
 import { transformNamed } from './transforms.js';
+import { allOperations } from './ws-operations.js';
 import type { AnswerStep, Change, ChangeSet, RequestStep, Unbridgeable } from './types.js';
 
 /** A run of request steps without a transform, composed into one mapping of the client's parameters. */
@@ -80,7 +81,7 @@ function indexOf(service: Service): Index {
     if (!byRelease) ix.unbridgeable.set(u.operation, (byRelease = new Map()));
     byRelease.set(u.index, [...(byRelease.get(u.index) ?? []), u]);
   }
-  for (const e of service.endpoints) ix.endpoints.set(e.key, [...(ix.endpoints.get(e.key) ?? []), e]);
+  for (const e of allOperations(service)) ix.endpoints.set(e.key, [...(ix.endpoints.get(e.key) ?? []), e]);
   indexes.set(service.changes, ix);
   return ix;
 }
