@@ -25,6 +25,7 @@ import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.
 import { checkStreamFrame, WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
 import { requestTarget, routeOf, upstreamUrl, wsApiBase, type WsPaths, type WsRoute } from './routes.js';
 import { StreamMatcher } from './stream-names.js';
+import { frameMigrations, refusingGoneStreams, type DownInspect } from './migrate-frames.js';
 import { websocketSecurity, type WsSecurity } from './security.js';
 import type { CrossSiteGuard } from '../cross-site.js';
 
@@ -59,6 +60,8 @@ export interface WebsocketOptions {
   crossSite?: CrossSiteGuard;
   /** [wssign] Keep-alive interval of user-data streams in signing mode (default 30 minutes, the exchange's). */
   userDataKeepAliveMs?: number;
+  /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
+  upstreamRelease?: ReadonlyMap<string, string>;
 }
 
 export interface WebsocketStats {
@@ -103,6 +106,8 @@ interface Admitted {
   svc: ServiceWs;
   base: string;
   inspect: Inspect;
+  /** [version changes] Answers migrated down, on a websocket-API connection at an older release. */
+  inspectDown?: DownInspect;
   /** What the connection relays, kept up to date by its SUBSCRIBE / UNSUBSCRIBE frames. */
   subject: OpenSubject;
   /** [wssign] Called once the connection is open; returns what to call when it ends. */
@@ -143,6 +148,9 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   // REST path is on query text (the forwarded frame is the client's bytes either way).
   const ajv = createParamAjv();
   const services = opts.views.map((view) => serviceWs(view, opts.upstreams, ajv, opts.strict));
+  // [version changes] per service: its plans from this release up to the upstream's (null: none)
+  const migrations = new Map(services.map((s) => [s, frameMigrations(s.view, { upstreamRelease: opts.upstreamRelease, signing: opts.security?.signing, ajv, strict: opts.strict })]));
+  for (const s of services) if (s.streams) s.streams.matcher = refusingGoneStreams(s.streams.matcher, migrations.get(s)!);
   const streamsService = services.find((s) => s.view.service.streams.length > 0);
   const wsApiService = services.find((s) => s.view.service.wsMethods.length > 0);
   // The routes are the upstream's paths, as the catalogue records them.
@@ -210,7 +218,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       const templates: string[] = [];
       for (const name of route.names) {
         const c = matcher.check(name);
-        if (!c.ok) throw new GatewayError('invalid', c.reason);
+        if (!c.ok) throw new GatewayError(c.gone ? 'gone' : 'invalid', c.reason);
         templates.push(c.stream.name);
         if (svc.view.status(c.stream) === 'deprecated') {
           logger.info(`ws stream ${c.stream.name}${svc.release ? ` at ${svc.release}` : ''}: ${lifecycleFacts(c.stream, svc.view.service.releases, svc.view.at)} (served)`);
@@ -245,8 +253,9 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
     const limits = opts.frameLimits;
     const authorization = typeof at.req.headers.authorization === 'string' ? at.req.headers.authorization : undefined;
     const charge: FrameCharge | undefined = limits && ((method, params) => limits.chargeFrame(view.service.id, method, params, authorization));
-    const inspect: Inspect = (data) => checker.check(data, served, charge);
-    return { svc, base: svc.wsApi.base, inspect, subject: { kind: 'wsApi', service: view.service.id, release: svc.release, names: new Set() } };
+    const migrated = migrations.get(svc)?.wsApi(checker, served, charge); // [version changes]
+    const inspect: Inspect = migrated?.up ?? ((data) => checker.check(data, served, charge));
+    return { svc, base: svc.wsApi.base, inspect, inspectDown: migrated?.down, subject: { kind: 'wsApi', service: view.service.id, release: svc.release, names: new Set() } };
   }
 
   /**
@@ -358,7 +367,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
         const leave = admitted.opened?.(); // [wssign]
         logger.debug(`ws ${label} open`);
         const relay = new Relay(client, upstream, {
-          maxBufferedBytes: maxBuffered, maxHoldMs: opts.maxHoldMs, inspect,
+          maxBufferedBytes: maxBuffered, maxHoldMs: opts.maxHoldMs, inspect, inspectDown: admitted.inspectDown,
           onSlowClient: () => {
             counts.slowClients++;
             logger.warn(`ws ${label}: client too slow (more than ${maxBuffered} bytes waiting), closed with 1008`);
