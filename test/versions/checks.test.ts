@@ -98,6 +98,18 @@ test('an undeclared removal is uncovered: lint names the endpoint at its own lin
   assert.match(r.out, /1 uncovered/);
 });
 
+test('websocket items: an undeclared stream removal is uncovered at the stream\'s line; a change may not carry a websocket frame to a REST operation', () => {
+  const dir = copy((t) => t.replace(/  - release: 2\.0\.0\n    operation: stream !bookTicker\n(    .*\n)+?(?=\n|  -)/, ''));
+  const r = lint(dir);
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /error: \S*exchange\/streams\.yaml:\d+: stream !bookTicker: the operation was removed at 2\.0\.0/);
+  assert.match(r.out, /websocket-API methods bridged, 0 unbridgeable, 0 uncovered; 0 streams bridged, 0 unbridgeable, 1 uncovered/);
+  const cross = copy((t) => t.replace('- move: ws-api orderList.place.oco', '- move: POST /api/v3/orderList/oco'));
+  const p = problemsOf(cross).find((x) => x.message.includes('another kind of operation'));
+  assert.ok(p, 'reported');
+  assert.is(p!.line, lineOf(cross, '- move: POST /api/v3/orderList/oco'));
+});
+
 test('a chain of renames composes: a → b at 2.0.0, b → c at 3.0.0 is one rename a → c', () => {
   const endpoint = `# yaml-language-server: $schema=../../schema/endpoints.schema.json
 module: chain-test
