@@ -63,12 +63,13 @@ async function newestUpstream() {
 
 let up: Awaited<ReturnType<typeof newestUpstream>>;
 const gateways: RunningGateway[] = [];
+const logs: string[] = [];
 const sockets: WebSocket[] = [];
 
 async function gateway(env: NodeJS.ProcessEnv = {}, extra: string[] = []): Promise<RunningGateway> {
   const args = ['--port', '0', '--release', '1.0.0,3.5.1,3.12.0', '--upstream', 'exchange=http://127.0.0.1:9',
     '--upstream', `exchange.wsApi=${up.url}`, '--upstream', `exchange.streams=${up.url}`, ...extra];
-  const g = await startGateway(readConfig(args, env), { logger: createLogger('silent') });
+  const g = await startGateway(readConfig(args, env), { logger: createLogger('info', (l) => logs.push(l)) });
   gateways.push(g);
   return g;
 }
@@ -137,6 +138,10 @@ test('signing mode: orderList.place at 3.5.1 reaches the upstream as orderList.p
   assert.is(buy.status, 200, JSON.stringify(buy));
   const b = up.received[1].params;
   assert.equal([b.belowType, b.belowPrice, b.aboveType, b.aboveStopPrice, b.price, b.stopPrice], ['LIMIT_MAKER', '50000', 'STOP_LOSS', '65000', undefined, undefined]);
+  // Frames have no access line: the connection's log says once what the migration does, never a secret.
+  const told = logs.filter((l) => l.includes('ws-api orderList.place at 3.5.1: migrated to orderList.place.oco at 3.12.0 (3.8.0 oco-place-to-order-list-oco)'));
+  assert.is(told.length, 1, logs.join('\n'));
+  assert.not.ok(logs.some((l) => l.includes(HMAC_SECRET)));
 });
 
 test('signing mode: a frame the client signed is verified, migrated and signed again with its timestamp; a bad signature is 401 -1022 and never forwarded', async () => {
@@ -172,6 +177,19 @@ test('streams: the removed !bookTicker at 1.0.0 is refused 410 naming <symbol>@b
   c.ws.send(JSON.stringify({ method: 'SUBSCRIBE', params: ['ethusdt@bookTicker'], id: 2 }));
   assert.equal(JSON.parse((await nextMessage(c.ws)).data.toString()), { result: null, id: 2 });
   assert.equal(up.received.map((x) => x.params), [['ethusdt@bookTicker']]);
+});
+
+test('GET /_gateway/plan explains websocket items too', async () => {
+  const g = await gateway();
+  const ask = async (q: string) => { const r = await fetch(`${g.url}/_gateway/plan?${q}`); return { status: r.status, body: await r.json() as Record<string, any> }; };
+  const oco = await ask('release=3.5.1&operation=ws-api%20orderList.place');
+  assert.is(oco.status, 200);
+  assert.match(oco.body.decision, /^migrated to orderList\.place\.oco \(3\.8\.0 oco-place-to-order-list-oco\); a frame the client signed is carried only in signing mode/);
+  assert.equal(oco.body.plan.request, [{ kind: 'transform', name: 'ocoToOrderListOco' }]);
+  const book = await ask('release=1.0.0&operation=stream%20!bookTicker');
+  assert.match(book.body.decision, /^refused 410: removed in 2\.0\.0: .*; use <symbol>@bookTicker$/);
+  assert.is((await ask('release=3.12.0&operation=ws-api%20orderList.place')).body.plan, null);
+  assert.is((await ask('release=3.5.1&operation=ws-api%20order.nothing')).status, 404);
 });
 
 test('answers come back down: answer steps of a websocket change apply to the result of the frame they answer', async () => {

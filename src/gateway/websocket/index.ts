@@ -149,7 +149,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
   const ajv = createParamAjv();
   const services = opts.views.map((view) => serviceWs(view, opts.upstreams, ajv, opts.strict));
   // [version changes] per service: its plans from this release up to the upstream's (null: none)
-  const migrations = new Map(services.map((s) => [s, frameMigrations(s.view, { upstreamRelease: opts.upstreamRelease, signing: opts.security?.signing, ajv, strict: opts.strict })]));
+  const migrations = new Map(services.map((s) => [s, frameMigrations(s.view, { upstreamRelease: opts.upstreamRelease, signing: opts.security?.signing, ajv, strict: opts.strict, logger })]));
   for (const s of services) if (s.streams) s.streams.matcher = refusingGoneStreams(s.streams.matcher, migrations.get(s)!);
   const streamsService = services.find((s) => s.view.service.streams.length > 0);
   const wsApiService = services.find((s) => s.view.service.wsMethods.length > 0);

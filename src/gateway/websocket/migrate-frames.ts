@@ -13,6 +13,7 @@ import { STREAM, WS_API } from '../../catalogue/changes/ws-operations.js';
 import { currentAt } from '../../catalogue/lifecycle.js';
 import type { Service, Stream, WsMethod } from '../../catalogue/model.js';
 import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
+import type { Logger } from '../../log.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
 import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
 import { envelope, GatewayError } from '../errors.js';
@@ -26,6 +27,8 @@ const MAX_PENDING = 1024;
 
 interface MethodPlan {
   plan: Plan;
+  /** "<release> <change id>[, …]", as X-Gateway-Migrated names REST migrations. */
+  header: string;
   /** Every frame of the method is refused (410) with this message. */
   refusal: string | null;
   /** A frame whose signed params the plan changes is refused (410) with this: no key to sign it again. */
@@ -69,6 +72,8 @@ export interface FrameMigrationOptions {
   signing?: WsSigning;
   ajv: Ajv;
   strict: boolean;
+  /** Told once per connection and method what a migration does (the frames have no access line of their own). */
+  logger?: Pick<Logger, 'info'>;
 }
 
 type Id = string | number | null;
@@ -108,6 +113,7 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
     wsApi(checker, served, charge) {
       if (!methods.size) return null;
       const pending = new Map<Id, readonly AnswerStep[]>();
+      const told = new Set<string>();
       const up: Inspect = (data) => {
         let called: WsMethod | undefined;
         const verdict = checker.check(data, (f) => { called = f.method; served(f); }, charge);
@@ -126,6 +132,10 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
           if (mp.answer && id !== null) {
             if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as Id);
             pending.set(id, mp.answer);
+          }
+          if (!told.has(called.name)) {
+            told.add(called.name);
+            o.logger?.info(`ws-api ${called.name} at ${mp.plan.release}: migrated to ${mp.plan.path} at ${mp.plan.upstreamRelease} (${mp.header})`);
           }
           return { forward: signed === params ? frame : JSON.stringify({ ...req, method: mp.plan.path, params: signed }) };
         } catch (e) {
@@ -165,7 +175,7 @@ function compileMethodPlan(plan: Plan, holdsKey: boolean): MethodPlan {
     refuseChanged = `${becomes}, which changes the params the frame's signature covers; the gateway holds no key to sign it again (signing mode), so it is not forwarded${target}`;
   }
   return {
-    plan, refusal, refuseChanged,
+    plan, header, refusal, refuseChanged,
     guards: plan.guards.map((g) => ({
       parameter: g.parameter, values: new Set(g.values),
       message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${use(g.replacement)}`,
