@@ -5,7 +5,7 @@ import { existsAt } from '../lifecycle.js';
 import type { Endpoint, Service } from '../model.js';
 import type { Problem } from '../problems.js';
 import { describeEvent, eventsAt } from './events.js';
-import { changeAt, composePlan, covers, declaredAt, endpointAt, unbridgeableAt, upstreamIndex } from './compose.js';
+import { changeAt, composePlan, covers, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './compose.js';
 import { transformNamed } from './transforms.js';
 import type { Change } from './types.js';
 import { allOperations, operationKind } from './ws-operations.js';
@@ -92,8 +92,8 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
       switch (s.kind) {
         case 'move': {
           if (operationKind(s.to) !== operationKind(c.operation)) at(s.at, `moves ${c.operation} to ${s.to}, another kind of operation (a REST request, a websocket-API frame and a stream name are carried to their own kind)`);
-          const to = endpointAt(service, s.to, c.index);
-          if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release}`);
+          const to = moveTargetAt(service, s.to, c.index);
+          if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release} nor after it`);
           else target = to;
           if (s.to === c.operation) at(s.at, `touches nothing: moves ${c.operation} to itself`);
           break;

@@ -107,6 +107,16 @@ export function endpointAt(service: Service, key: string, r: number): Endpoint |
   return indexOf(service).endpoints.get(key)?.find((e) => existsAt(e.span, r));
 }
 
+/**
+ * The endpoint a `move` at release position r lands on: the life alive at r, else the next life to
+ * come after r (a successor the exchange published a release later than the removal; until it
+ * arrives, an upstream that old has nowhere to send the request).
+ */
+export function moveTargetAt(service: Service, key: string, r: number): Endpoint | undefined {
+  const lives = indexOf(service).endpoints.get(key);
+  return lives?.find((e) => existsAt(e.span, r)) ?? lives?.filter((e) => e.span.added > r).sort((a, b) => a.span.added - b.span.added)[0];
+}
+
 /** Position of the release the upstream speaks: the setting, else service.yaml upstreamRelease, else the newest. */
 export function upstreamIndex(service: Service, setting?: string): number {
   const id = setting ?? service.upstreamRelease;
@@ -248,10 +258,11 @@ export function composePlan(service: Service, operation: string, s: number, u: n
           transformed = true;
         } else composeStep(seg, step);
       }
-      const next = endpointAt(service, key, r);
+      const next = moveTargetAt(service, key, r);
       if (!next) { problems.push(`${change.id}: ${key} does not exist at ${release}`); refuse = { release, reason: `${key} does not exist at ${release}` }; break; }
       ep = next;
-    } else if (!existsAt(ep.span, r)) {
+      if (ep.span.added > u) { refuse = { release, replacement: key, reason: `${key} only arrives at ${service.releases[ep.span.added].id}, after the upstream's release` }; break; }
+    } else if (!existsAt(ep.span, r) && ep.span.added <= r) {
       refuse = { release, replacement: ep.replacement, reason: 'removed, and no change bridges it' };
     }
   }
