@@ -18,6 +18,7 @@ import type { Inspect } from '../../upstream/ws-relay.js';
 import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
 import { envelope, GatewayError } from '../errors.js';
 import { migrateData } from '../migrate/answer.js';
+import { decide, type PlanDecisions } from '../migrate/decide.js';
 import { supplyParams, type WsSigning } from './frame-signing.js';
 import { WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
 import type { StreamCheck, StreamMatcher } from './stream-names.js';
@@ -25,16 +26,8 @@ import type { StreamCheck, StreamMatcher } from './stream-names.js';
 /** Answers awaited per connection whose frames come back migrated: a bound on memory, not on requests. */
 const MAX_PENDING = 1024;
 
-interface MethodPlan {
+interface MethodPlan extends PlanDecisions {
   plan: Plan;
-  /** "<release> <change id>[, …]", as X-Gateway-Migrated names REST migrations. */
-  header: string;
-  /** Every frame of the method is refused (410) with this message. */
-  refusal: string | null;
-  /** A frame whose signed params the plan changes is refused (410) with this: no key to sign it again. */
-  refuseChanged: string | null;
-  guards: { parameter: string; values: ReadonlySet<string>; message: string }[];
-  answer: readonly AnswerStep[] | null;
 }
 
 /** A stream matcher that also refuses the names of templates the upstream no longer has (410 on an upgrade). */
@@ -162,26 +155,7 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
 }
 
 function compileMethodPlan(plan: Plan, holdsKey: boolean): MethodPlan {
-  const header = plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
-  const becomes = `${plan.operation.slice(WS_API.length)} at ${plan.release} becomes ${plan.path} at ${plan.upstreamRelease} (${header})`;
-  const target = use(plan.path);
-  let refusal: string | null = null;
-  let refuseChanged: string | null = null;
-  if (plan.refuse) {
-    refusal = `${plan.operation.slice(WS_API.length)} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${use(plan.refuse.replacement)}`;
-  } else if (!holdsKey && plan.security.to === 'SIGNED' && plan.security.from !== 'SIGNED') {
-    refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${target}`;
-  } else if (!holdsKey && plan.needsKey) {
-    refuseChanged = `${becomes}, which changes the params the frame's signature covers; the gateway holds no key to sign it again (signing mode), so it is not forwarded${target}`;
-  }
-  return {
-    plan, header, refusal, refuseChanged,
-    guards: plan.guards.map((g) => ({
-      parameter: g.parameter, values: new Set(g.values),
-      message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${use(g.replacement)}`,
-    })),
-    answer: plan.answer.length ? plan.answer : null,
-  };
+  return { plan, ...decide(plan, holdsKey, { operation: plan.operation.slice(WS_API.length), target: plan.path, signed: "params the frame's signature covers" }) };
 }
 
 /** The params of a checked frame carried up a method's plan; a refusal is thrown as a GatewayError. */
