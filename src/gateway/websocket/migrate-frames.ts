@@ -94,63 +94,87 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
   }
   if (!methods.size && !streams.size) return null;
   let head: WsApiChecker | undefined;
-  const headChecker = () => {
-    if (!head) {
-      head = new WsApiChecker(resolveServiceAt(service, u), o.ajv, o.strict);
-      supplyParams(head, signing);
-    }
-    return head;
+  const plans: MethodPlans = {
+    service, u, methods, signing, logger: o.logger,
+    head: () => {
+      if (!head) {
+        head = new WsApiChecker(resolveServiceAt(service, u), o.ajv, o.strict);
+        supplyParams(head, signing);
+      }
+      return head;
+    },
   };
+  const answers = [...methods.values()].some((m) => m.answer);
   return {
     streamRefusal: (stream) => streams.get(stream.name),
     wsApi(checker, served, charge) {
       if (!methods.size) return null;
       const pending = new Map<Id, readonly AnswerStep[]>();
-      const told = new Set<string>();
-      const up: Inspect = (data) => {
-        let called: WsMethod | undefined;
-        const verdict = checker.check(data, (f) => { called = f.method; served(f); }, charge);
-        if (verdict !== undefined || !called) return verdict;
-        const mp = methods.get(called.name);
-        if (!mp) return undefined;
-        const req = JSON.parse(data.toString('utf8')) as Record<string, unknown>; // the checker parsed it already
-        const id = idOf(req.id);
-        try {
-          const params = migrateUp(mp, isObject(req.params) ? { ...req.params } : {}, signing, service);
-          const frame = JSON.stringify({ ...req, method: mp.plan.path, params });
-          // Validated again where it is going: the target method at the upstream's release.
-          const invalid = headChecker().check(Buffer.from(frame, 'utf8'));
-          if (invalid !== undefined) return invalid;
-          const signed = signing ? signAsTarget(service, u, mp.plan.path, params, signing) : params;
-          if (mp.answer && id !== null) {
-            if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as Id);
-            pending.set(id, mp.answer);
-          }
-          if (!told.has(called.name)) {
-            told.add(called.name);
-            o.logger?.info(`ws-api ${called.name} at ${mp.plan.release}: migrated to ${mp.plan.path} at ${mp.plan.upstreamRelease} (${mp.header})`);
-          }
-          return { forward: signed === params ? frame : JSON.stringify({ ...req, method: mp.plan.path, params: signed }) };
-        } catch (e) {
-          if (!(e instanceof GatewayError)) throw e;
-          return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
-        }
-      };
-      const down: DownInspect | undefined = [...methods.values()].some((m) => m.answer) ? (data, isBinary) => {
-        if (isBinary || !pending.size) return undefined;
-        let frame: unknown;
-        try { frame = JSON.parse(data.toString('utf8')); } catch { return undefined; }
-        if (!isObject(frame)) return undefined;
-        const steps = pending.get(idOf(frame.id));
-        if (!steps) return undefined;
-        pending.delete(idOf(frame.id));
-        const status = typeof frame.status === 'number' ? frame.status : 200;
-        if (status >= 400) frame.error = migrateData(steps, status, frame.error);
-        else frame.result = migrateData(steps, status, frame.result);
-        return JSON.stringify(frame);
-      } : undefined;
-      return { up, down };
+      return { up: migratingInspect(plans, checker, served, charge, pending), down: answers ? answersDown(pending) : undefined };
     },
+  };
+}
+
+/** What the frames of one served release are carried by, shared by its connections. */
+interface MethodPlans {
+  service: Service;
+  /** Position of the upstream's release. */
+  u: number;
+  methods: ReadonlyMap<string, MethodPlan>;
+  signing: WsSigning | undefined;
+  logger: Pick<Logger, 'info'> | undefined;
+  /** The checker of the upstream's release, made on first use. */
+  head(): WsApiChecker;
+}
+
+/** A connection's request frames: checked at its release, then those of a method with a plan carried up it. */
+function migratingInspect(p: MethodPlans, checker: WsApiChecker, served: (facts: ApiRequestFacts) => void, charge: FrameCharge | undefined, pending: Map<Id, readonly AnswerStep[]>): Inspect {
+  const told = new Set<string>();
+  return (data) => {
+    let called: WsMethod | undefined;
+    const verdict = checker.check(data, (f) => { called = f.method; served(f); }, charge);
+    if (verdict !== undefined || !called) return verdict;
+    const mp = p.methods.get(called.name);
+    if (!mp) return undefined;
+    const req = JSON.parse(data.toString('utf8')) as Record<string, unknown>; // the checker parsed it already
+    const id = idOf(req.id);
+    try {
+      const params = migrateUp(mp, isObject(req.params) ? { ...req.params } : {}, p.signing);
+      const frame = JSON.stringify({ ...req, method: mp.plan.path, params });
+      // Validated again where it is going: the target method at the upstream's release.
+      const invalid = p.head().check(Buffer.from(frame, 'utf8'));
+      if (invalid !== undefined) return invalid;
+      const signed = p.signing ? signAsTarget(p.service, p.u, mp.plan.path, params, p.signing) : params;
+      if (mp.answer && id !== null) {
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as Id);
+        pending.set(id, mp.answer);
+      }
+      if (!told.has(called.name)) {
+        told.add(called.name);
+        p.logger?.info(`ws-api ${called.name} at ${mp.plan.release}: migrated to ${mp.plan.path} at ${mp.plan.upstreamRelease} (${mp.header})`);
+      }
+      return { forward: signed === params ? frame : JSON.stringify({ ...req, method: mp.plan.path, params: signed }) };
+    } catch (e) {
+      if (!(e instanceof GatewayError)) throw e;
+      return JSON.stringify({ id, status: e.status, error: envelope(p.service, e.reason, e.message) });
+    }
+  };
+}
+
+/** The answers of migrated requests, by request id, carried down their plan's answer steps. */
+function answersDown(pending: Map<Id, readonly AnswerStep[]>): DownInspect {
+  return (data, isBinary) => {
+    if (isBinary || !pending.size) return undefined;
+    let frame: unknown;
+    try { frame = JSON.parse(data.toString('utf8')); } catch { return undefined; }
+    if (!isObject(frame)) return undefined;
+    const steps = pending.get(idOf(frame.id));
+    if (!steps) return undefined;
+    pending.delete(idOf(frame.id));
+    const status = typeof frame.status === 'number' ? frame.status : 200;
+    if (status >= 400) frame.error = migrateData(steps, status, frame.error);
+    else frame.result = migrateData(steps, status, frame.result);
+    return JSON.stringify(frame);
   };
 }
 
@@ -159,7 +183,7 @@ function compileMethodPlan(plan: Plan, holdsKey: boolean): MethodPlan {
 }
 
 /** The params of a checked frame carried up a method's plan; a refusal is thrown as a GatewayError. */
-function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsSigning | undefined, service: Service): Record<string, unknown> {
+function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsSigning | undefined): Record<string, unknown> {
   const { plan } = mp;
   const name = plan.operation.slice(WS_API.length);
   if (mp.refusal !== null) throw new GatewayError('gone', mp.refusal);
