@@ -12,6 +12,12 @@ import { migrateRequest } from '../src/gateway/migrate/stage.js';
 import type { Admission } from '../src/gateway/admission/admission.js';
 import type { UpstreamProxy } from '../src/upstream/proxy.js';
 import { hmacSigner } from '../src/upstream/signing/signers.js';
+import { createParamAjv } from '../src/catalogue/validators.js';
+import { supplyParams } from '../src/gateway/websocket/frame-signing.js';
+import { WsApiChecker } from '../src/gateway/websocket/frames.js';
+import { frameMigrations } from '../src/gateway/websocket/migrate-frames.js';
+import { Secret } from '../src/upstream/signing/secret.js';
+import { signWsParams } from '../src/upstream/signing/ws-api-params.js';
 import { nsPerCall } from './ns-per-call.js';
 
 const N = Number(process.argv[2] ?? 200_000);
@@ -59,4 +65,23 @@ const answer = Buffer.from(JSON.stringify([{ assetFullName: 'Bitcoin', assetName
 const steps = old.migrate!.planOf(old.table.served.get('GET /sapi/v1/margin/asset')!)!.answer!;
 const u = bench('answer unwrap (JSON parse + rewrite), GET /sapi/v1/margin/asset', () => migrateAnswer(steps, 200, answer));
 console.log(`added by migration: margin loan +${(l - base).toFixed(0)} ns, margin asset +${(a - base + u).toFixed(0)} ns with its answer (against klines' parameters stage, ${base.toFixed(0)} ns)`);
+
+// Websockets: a signing-mode connection at 3.5.1 placing an OCO. The frame check alone (what a
+// connection at the upstream's release pays) against the relay's migration of orderList.place →
+// orderList.place.oco (checked, transformed, checked again at 3.12.0, signed).
+const ajv = createParamAjv();
+const signing = { service: 'exchange', apiKey: new Secret('bench-key'), signer: hmacSigner('bench-secret') };
+const wsView = resolveService(exchange, '3.5.1');
+const checker = new WsApiChecker(wsView, ajv, false);
+supplyParams(checker, signing);
+const ws = frameMigrations(wsView, { upstreamRelease: new Map([['exchange', '3.12.0']]), signing, ajv, strict: false })!.wsApi(checker, () => {}, undefined)!.up;
+const oco = Buffer.from(JSON.stringify({ id: 'b', method: 'orderList.place', params: { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.5', price: '70000', stopPrice: '60000', stopLimitPrice: '59900', stopLimitTimeInForce: 'GTC' } }));
+const order = Buffer.from(JSON.stringify({ id: 'o', method: 'order.status', params: { symbol: 'BTCUSDT', orderId: 1 } }));
+if (typeof ws(oco, false) !== 'object') throw new Error('frame not migrated');
+const checked = bench('websocket frame check, order.status at 3.5.1 (no change)', () => checker.check(order));
+const checkedOco = bench('websocket frame check alone, orderList.place at 3.5.1', () => checker.check(oco));
+const migratedOco = bench('websocket frame migrated, orderList.place → orderList.place.oco, signed', () => ws(oco, false));
+const ocoParams = JSON.parse(oco.toString()).params as Record<string, unknown>;
+const signedOnly = bench('websocket params signed (what signing mode does to every signed frame, for reference)', () => JSON.stringify(signWsParams(ocoParams, signing.signer, { apiKey: 'bench-key', now: Date.now() })));
+console.log(`websocket: a migrated OCO frame adds ${(migratedOco - checkedOco - signedOnly).toFixed(0)} ns to its check (${checkedOco.toFixed(0)} ns) and the signing any signing-mode frame pays (${signedOnly.toFixed(0)} ns); a frame of a method with no change: ${checked.toFixed(0)} ns`);
 process.exit(0);

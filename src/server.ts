@@ -135,11 +135,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
   ready = true;
   setupLog.release();
-  // What the first proxied request would otherwise wait for (undici, ~110 files), loaded just after
-  // the socket listens, once the first probes have been answered.
-  setTimeout(() => { void gateway.proxy().warm(); }, 100).unref();
-  announce(pinned, logger);
-  logger.debug(`catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
   if (config.fleet !== 'off') {
     fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
   }
@@ -162,7 +158,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
 function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, limits: RateLimiting, logger: Logger, opts: StartOptions): WebsocketOptions {
   return {
     views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
-    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits, ...opts.websocket,
+    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits,
+    upstreamRelease: served.program.migrate?.upstreamRelease, ...opts.websocket,
   };
 }
 
@@ -178,6 +175,15 @@ function registerMetrics(gateway: Gateway, websockets: Websockets, reloader: Rel
   gateway.metrics.addCounter('gateway_reloads_refused_total', 'Reloads refused (an invalid catalogue or configuration); the last good program kept serving.', () => reloader.counts.refused);
   builders?.observe(gateway.metrics);
   limits.observe(gateway.metrics); // remaining budget per limit, bans, refusals, the store's state
+}
+
+/** Once listening: warm the proxy, say what is served and how start-up went (`startup`, at debug). */
+function listening(gateway: Gateway, pinned: PinnedReleases, logger: Logger, startup: string): void {
+  // What the first proxied request would otherwise wait for (undici, ~110 files), loaded just after
+  // the socket listens, once the first probes have been answered.
+  setTimeout(() => { void gateway.proxy().warm(); }, 100).unref();
+  announce(pinned, logger);
+  logger.debug(startup);
 }
 
 /** One line per service: what it serves. */

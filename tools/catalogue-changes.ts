@@ -2,6 +2,7 @@
 // lint prints the loader's problems), and `plan`, which shows the composed plan of one operation.
 import { checkChanges } from '../src/catalogue/changes/check.js';
 import { composePlan, upstreamIndex, type Plan } from '../src/catalogue/changes/compose.js';
+import { allOperations, operationKind, type OperationKind } from '../src/catalogue/changes/ws-operations.js';
 import { formatProblem } from '../src/catalogue/problems.js';
 import type { Catalogue } from '../src/catalogue/model.js';
 import { UsageError } from '../src/args.js';
@@ -14,8 +15,12 @@ export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Re
     for (const p of problems) console.log(`error: ${formatProblem(p)}`);
     errors += problems.length;
     if (coverage) {
-      const partly = coverage.partly.length ? ` (${coverage.partly.length} with some values unbridgeable)` : '';
-      console.log(`${s.id} against an upstream at ${coverage.upstreamRelease}: ${coverage.bridged.length} operations bridged, ${coverage.unbridgeable.length} unbridgeable, ${coverage.uncovered.length} uncovered${partly}`);
+      // One line per kind of operation: REST endpoints, websocket-API methods, stream templates.
+      const of = (kind: OperationKind, list: string[]) => list.filter((k) => operationKind(k) === kind).length;
+      const line = (kind: OperationKind, noun: string) => `${of(kind, coverage.bridged)} ${noun} bridged, ${of(kind, coverage.unbridgeable)} unbridgeable, ${of(kind, coverage.uncovered)} uncovered`;
+      const partly = of('rest', coverage.partly) ? ` (${of('rest', coverage.partly)} with some values unbridgeable)` : '';
+      console.log(`${s.id} against an upstream at ${coverage.upstreamRelease}: ${line('rest', 'operations')}${partly}`);
+      if (s.wsMethods.length || s.streams.length) console.log(`${s.id} websockets against ${coverage.upstreamRelease}: ${line('ws-api', 'websocket-API methods')}; ${line('stream', 'streams')}`);
     }
   }
   if (errors) console.log(`${errors} error(s), ${warnings} warning(s)`);
@@ -25,7 +30,7 @@ export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Re
 /** `plan <release> '<METHOD path>' [--service id] [--upstream-release id]`: the composed plan, as JSON. */
 export function planCommand(catalogue: Catalogue, release: string, operation: string, serviceId?: string, upstreamRelease?: string): Plan | { operation: string; release: string; plan: null; note: string } {
   const versioned = catalogue.services.filter((s) => s.versioned && (!serviceId || s.id === serviceId));
-  const service = versioned.find((s) => s.endpoints.some((e) => e.key === operation)) ?? versioned[0];
+  const service = versioned.find((s) => allOperations(s).some((e) => e.key === operation)) ?? versioned[0];
   if (!service) throw new UsageError(`no versioned service${serviceId ? ` "${serviceId}"` : ''} in the catalogue`);
   const s = service.releases.findIndex((r) => r.id === release);
   if (s < 0) throw new UsageError(`unknown release "${release}" for service ${service.id}; valid releases: ${service.releases.map((r) => r.id).join(', ')}`);
@@ -33,6 +38,6 @@ export function planCommand(catalogue: Catalogue, release: string, operation: st
   const u = upstreamIndex(service, upstreamRelease);
   const plan = composePlan(service, operation, s, u);
   if (plan) return plan;
-  const exists = service.endpoints.some((e) => e.key === operation);
+  const exists = allOperations(service).some((e) => e.key === operation);
   return { operation, release, plan: null, note: exists ? `nothing changes for ${operation} between ${release} and ${service.releases[u].id}: it is forwarded as it is` : `${operation} is not an operation of service ${service.id}` };
 }

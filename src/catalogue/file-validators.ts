@@ -6,16 +6,18 @@
 // compiled in memory as before.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { markUsed, pruneLeastRecent } from './cache-folder.js';
 import { writeAtomically } from './write-atomically.js';
-
 import { FILE_KINDS, KINDS, type Kind } from './file-kinds.js';
 
 export type { Kind };
 export type FileValidators = Record<Kind, ValidateFunction>;
 const require = createRequire(import.meta.url);
 const memo = new Map<string, FileValidators>();
+/** Generated validator modules kept (one per schema text and ajv version: they change with the schema). */
+const KEPT_VALIDATORS = 8;
 
 export function fileValidators(schema: Record<string, unknown>, cacheDir: string | false): FileValidators {
   const text = JSON.stringify(schema);
@@ -28,6 +30,7 @@ export function fileValidators(schema: Record<string, unknown>, cacheDir: string
   if (file) {
     try {
       out = require(file) as FileValidators;
+      markUsed(file);
     } catch {
       // absent or unreadable: generate below
     }
@@ -52,6 +55,7 @@ function generate(schema: Record<string, unknown>, file: string | null): FileVal
     const code = standalone(ajv, Object.fromEntries(KINDS.map((k) => [k, refs[k]])))
       .replace(/require\("(ajv\/[^"]+)"\)/g, (_m, id: string) => `require(${JSON.stringify(require.resolve(id))})`);
     writeAtomically(file, code);
+    pruneLeastRecent(dirname(file), (n) => n.startsWith('file-validators-'), KEPT_VALIDATORS);
   } catch {
     // an unwritable cache folder only costs the next load the same compile
   }

@@ -5,6 +5,7 @@
 // but a new check must never be skipped because an older loader cached the catalogue.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { markUsed, pruneLeastRecent } from './cache-folder.js';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildService, type RawFile } from './build.js';
@@ -94,6 +95,7 @@ export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOpt
   if (cacheFile) {
     try {
       const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as LoadResult;
+      markUsed(cacheFile);
       return { ...cached, fromCache: true, hash };
     } catch {
       /* no cache yet, or unreadable: build it */
@@ -208,4 +210,10 @@ function writeCache(file: string, result: LoadResult): void {
   } catch {
     // pruning is housekeeping: a cache folder that changed under us is pruned next time
   }
+  // Folders that come and go (copies, temporary ones) each leave a cache: keep the most recently used.
+  pruneLeastRecent(dir, (name) => name.startsWith('catalogue-') && name.endsWith('.json'), MAX_CACHED_FOLDERS);
 }
+
+/** Catalogue caches kept, one per catalogue folder (~1 MB for the shipped one). */
+const MAX_CACHED_FOLDERS = 32;
+

@@ -7,16 +7,19 @@
 // was ~80 % of a load that misses the model cache (an edited copy, a reload after an edit, a diff's
 // base, a lint), ~350 ms of ajv code generation for the exchange's unchanged schemas.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Ajv, Options } from 'ajv';
 import { createBodyAjv, createParamAjv } from './validators.js';
+import { pruneLeastRecent } from './cache-folder.js';
 import { writeAtomically } from './write-atomically.js';
 
 const require = createRequire(import.meta.url);
 /** Kept verdicts beyond this many (~60 bytes each): the file starts afresh with the last load's. */
 const KEEP = 50_000;
+/** Verdict files (one per ajv version and checking code) kept in a cache folder. */
+const KEPT_VERDICT_FILES = 4;
 /** The kept verdicts of each cache file, read once per process and shared by its loads (reloads). */
 const keptByFile = new Map<string, Map<string, string | null>>();
 
@@ -57,15 +60,13 @@ export class SchemaCheck {
       this.kept.clear();
       for (const [key, v] of this.seen) this.kept.set(hashOf(key), v);
     }
-    const dir = join(this.keptFile, '..');
-    const name = this.keptFile.slice(dir.length + 1);
     try {
       writeAtomically(this.keptFile, JSON.stringify(Object.fromEntries(this.kept)));
-      // Verdicts of an older ajv or of older checking code are never read again.
-      for (const other of readdirSync(dir)) if (other.startsWith('schema-checks-') && other.endsWith('.json') && other !== name) rmSync(join(dir, other), { force: true });
     } catch {
-      // a read-only cache folder only costs the next load the same compiles
+      return; // a read-only cache folder only costs the next load the same compiles
     }
+    // Verdicts of an older ajv or older checking code (a few kept: checkouts may share a cache folder).
+    pruneLeastRecent(dirname(this.keptFile), (n) => n.startsWith('schema-checks-') && n.endsWith('.json'), KEPT_VERDICT_FILES);
     this.added = 0;
   }
 

@@ -5,11 +5,12 @@
 // value — is kept by the hash of its text, and a reload, lint or diff after an edit parses only
 // the files that changed.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Document, Node } from 'yaml';
 import type { Problem } from './problems.js';
+import { markUsed, pruneLeastRecent } from './cache-folder.js';
 import { writeAtomically } from './write-atomically.js';
 
 export interface ParsedYaml {
@@ -38,7 +39,9 @@ export function parseYamlFile(file: string, text: string, problems: Problem[], c
   const keptFile = cacheDir === false ? null : join(cacheDir, 'yaml', `${key(text)}.json`);
   if (keptFile) {
     try {
-      return fromKept(file, JSON.parse(readFileSync(keptFile, 'utf8')) as Kept);
+      const kept = fromKept(file, JSON.parse(readFileSync(keptFile, 'utf8')) as Kept);
+      markUsed(keptFile);
+      return kept;
     } catch {
       // not kept yet (or unreadable): parse
     }
@@ -96,7 +99,9 @@ export function parseYamlData(text: string, cacheDir: string | false, options: {
   const keptFile = cacheDir === false ? null : join(cacheDir, 'yaml', `${key(`data only ${JSON.stringify(options)}\0${text}`)}.json`);
   if (keptFile) {
     try {
-      return (JSON.parse(readFileSync(keptFile, 'utf8')) as Kept).data;
+      const { data } = JSON.parse(readFileSync(keptFile, 'utf8')) as Kept;
+      markUsed(keptFile);
+      return data;
     } catch {
       // not kept yet (or unreadable): parse
     }
@@ -126,15 +131,9 @@ function keep(file: string, kept: Kept): void {
   }
   try {
     writeAtomically(file, json);
-    prune(join(file, '..'));
+    pruneLeastRecent(join(file, '..'), () => true, KEEP, KEEP / 2);
   } catch {
     // an unwritable cache folder only costs the next load the same parse
   }
 }
 
-function prune(dir: string): void {
-  const names = readdirSync(dir);
-  if (names.length <= KEEP) return;
-  const aged = names.map((n) => ({ n, t: statSync(join(dir, n)).mtimeMs })).sort((a, b) => a.t - b.t);
-  for (const { n } of aged.slice(0, aged.length - KEEP / 2)) rmSync(join(dir, n), { force: true });
-}

@@ -9,6 +9,7 @@ import { oneOf, UsageError } from '../usage-error.js';
 import { diffBase } from './base.js';
 import { diffWalk, Walk } from './diff.js';
 import { isIgnored, type Ignore } from './ignore.js';
+import { withOldClients } from './old-clients.js';
 import { classify, DEFAULT_CONTEXT, type RuleContext } from './rules.js';
 import { applySeverity, type SeverityOverrides } from './severity.js';
 import type { Change, DiffResult } from './types.js';
@@ -27,7 +28,9 @@ export function diffReleases(catalogue: Catalogue, service: string | Service, fr
   const svc = typeof service === 'string' ? findService(catalogue, service) : service;
   const fromAt = releaseAt(svc, from);
   const toAt = releaseAt(svc, to);
-  const changes = fromAt === toAt ? [] : classify(diffWalk(new Walk(svc, fromAt, toAt)), context(opts));
+  const classified = fromAt === toAt ? [] : classify(diffWalk(new Walk(svc, fromAt, toAt)), context(opts));
+  // An upgrade says, per breaking change, whether the gateway carries old clients across it.
+  const changes = fromAt < toAt ? withOldClients(svc, classified) : classified;
   return { service: svc.id, from, to, changes: finish(changes, [catalogue.dir], opts) };
 }
 

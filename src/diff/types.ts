@@ -115,6 +115,11 @@ export interface Change {
   message: string;
   /** The YAML item that caused the change: file relative to the catalogue folder, 1-based line. */
   at?: Where;
+  /**
+   * Upgrade diffs, changes that break an old client (or deprecations a version change carries):
+   * whether the gateway carries clients pinned before it across (its message says how).
+   */
+  bridged?: boolean;
 }
 
 export interface DiffResult {

@@ -81,6 +81,8 @@ export interface RelayOptions {
   maxBufferedBytes: number;
   /** Check a client frame before it is forwarded. */
   inspect?: Inspect;
+  /** Rewrite an upstream frame before the client gets it (undefined: as it came); absent on stream connections. */
+  inspectDown?: (data: Buffer, isBinary: boolean) => string | undefined;
   /** Called when the gateway closes a client that reads too slowly. */
   onSlowClient?(): void;
   /**
@@ -213,10 +215,13 @@ export class Relay {
     const open = (ws: WebSocket) => ws.readyState === WebSocket.OPEN;
 
     // Upstream → client: the hot path of market streams; no inspection.
+    const { inspectDown } = opts;
     upstream.on('message', (data, isBinary) => {
       if (!open(client) || this.cause) return;
       this.framesDown++;
-      this.toClient.send(data as Buffer, isBinary);
+      const rewritten = inspectDown?.(data as Buffer, isBinary); // [version changes] an answer migrated down
+      if (rewritten !== undefined) this.toClient.send(rewritten, false);
+      else this.toClient.send(data as Buffer, isBinary);
       this.checkClient();
     });
     // Client → upstream: checked, then forwarded, or answered by the gateway. The answers are written

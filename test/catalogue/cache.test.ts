@@ -3,7 +3,7 @@
 // The cache is written as ASCII JSON (a one-byte string is faster to read back). Parameter and body
 // schemas' compile verdicts are kept beside it.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from '../support/uvu.js';
@@ -93,6 +93,37 @@ test('writing a cache prunes the older caches of the same folder, and only those
   }
 });
 
+test('caches of folders that come and go are bounded: the 32 most recently used are kept, a cache read counts as a use', () => {
+  const cacheDir = tempDir('cat-cache-lru-');
+  const cat = catalogue(GOOD);
+  const another = catalogue(GOOD);
+  try {
+    const mine = loadCatalogue(cat, { cacheDir });
+    assert.is(mine.fromCache, false);
+    const myFile = readdirSync(cacheDir).find((f) => f.startsWith('catalogue-'))!;
+    // 40 other folders' caches, each older than the last; mine is the oldest of all…
+    const old = Date.now() / 1000 - 3600;
+    for (let i = 0; i < 40; i++) {
+      const f = join(cacheDir, `catalogue-${String(i).padStart(12, '0')}-${'0'.repeat(32)}.json`);
+      writeFileSync(f, '{}');
+      utimesSync(f, old + i, old + i);
+    }
+    utimesSync(join(cacheDir, myFile), old - 10, old - 10);
+    // …until it is read, which marks it used now.
+    assert.is(loadCatalogue(cat, { cacheDir }).fromCache, true);
+    loadCatalogue(another, { cacheDir }); // a new folder's cache is written, and the cache folder pruned
+    const left = readdirSync(cacheDir).filter((f) => f.startsWith('catalogue-'));
+    const other = (i: number) => `catalogue-${String(i).padStart(12, '0')}-${'0'.repeat(32)}.json`;
+    assert.is(left.length, 32, `${left.length} caches kept`);
+    assert.ok(left.includes(myFile), 'the cache just read is kept');
+    assert.is(left.filter((f) => f !== myFile).length, 31, 'the new one and the 30 most recently used others');
+    for (let i = 0; i < 10; i++) assert.not.ok(left.includes(other(i)), `least recently used ${other(i)} went first`);
+    for (let i = 10; i < 40; i++) assert.ok(left.includes(other(i)), `${other(i)} is kept`);
+  } finally {
+    for (const d of [cat, another, cacheDir]) rmSync(d, { recursive: true, force: true });
+  }
+});
+
 test('the cache is ASCII JSON and reads back as the catalogue it was built from', () => {
   const cat = catalogue(GOOD.replace('path: /v1/a\n', 'path: /v1/a\n    summary: "Prix – 5 € (ünïcode, 🙂)"\n'));
   const cacheDir = tempDir('cat-cache-dir-');
@@ -130,9 +161,11 @@ test('the file-kind validators kept in the cache folder (ajv standalone code) fi
   assert.equal(problems(cacheDir), fresh, 'generating and keeping them');
   const kept = readdirSync(cacheDir).filter((f) => /^file-validators-[0-9a-f]{16}\.cjs$/.test(f));
   assert.is(kept.length, 1, readdirSync(cacheDir).join(', '));
-  const written = statSync(join(cacheDir, kept[0])).mtimeMs;
+  // Written atomically (a new file renamed into place): the same inode means read, not written again
+  // (a read marks its mtime as a use).
+  const written = statSync(join(cacheDir, kept[0])).ino;
   assert.equal(problems(cacheDir), fresh, 'reading them back');
-  assert.is(statSync(join(cacheDir, kept[0])).mtimeMs, written, 'read, not generated again');
+  assert.is(statSync(join(cacheDir, kept[0])).ino, written, 'read, not generated again');
 });
 
 test('schema verdicts kept in the cache folder give exactly the problems a fresh compile gives, and are read, not recompiled', () => {
@@ -160,12 +193,13 @@ test('schema verdicts kept in the cache folder give exactly the problems a fresh
   const written = statSync(join(cacheDir, kept[0])).mtimeMs;
   assert.equal(problems(cacheDir), fresh, 'reading them back');
   assert.is(statSync(join(cacheDir, kept[0])).mtimeMs, written, 'read, not compiled and written again');
-  // A kept file from other checking code (another key) is pruned when this one is written.
-  const stale = join(cacheDir, 'schema-checks-0000000000000000.json');
-  writeFileSync(stale, '{}');
+  // Files of other checking code (other keys) are pruned, least recently used first, past 4.
+  const stale = [0, 1, 2, 3].map((i) => join(cacheDir, `schema-checks-000000000000000${i}.json`));
+  stale.forEach((f, i) => { writeFileSync(f, '{}'); utimesSync(f, new Date(Date.now() - (10 - i) * 60_000), new Date(Date.now() - (10 - i) * 60_000)); });
   rmSync(join(cacheDir, kept[0]));
   assert.equal(problems(cacheDir), fresh);
-  assert.not.ok(existsSync(stale), 'the stale verdicts are pruned');
+  assert.equal(stale.map((f) => existsSync(f)), [false, true, true, true], 'the least recently used other verdicts are pruned');
+  assert.ok(existsSync(join(cacheDir, kept[0])), 'this code\'s verdicts are kept');
 });
 
 test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp folder); GATEWAY_CACHE_DIR moves it', () => {

@@ -80,6 +80,19 @@ test('a catalogue past the worker heap ceiling is refused as too large; the proc
   assert.is((await loadCatalogueOffLoop(join(ROOT, 'catalogue'))).catalogue.services.length, 2, 'the next load works');
 });
 
+test('loads share one loader thread, run side by side, and leave nothing that keeps the process alive', async () => {
+  const loaderHandles = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort' || r === 'Worker').length;
+  const before = loaderHandles();
+  const dir = join(ROOT, 'catalogue');
+  const [a, b] = await Promise.all([loadCatalogueOffLoop(dir), loadCatalogueOffLoop(dir, { modelCache: false })]);
+  assert.is(a.hash, b.hash, 'both answered, each its own');
+  assert.is(a.catalogue.services.length, 2);
+  assert.is(loaderHandles(), before, 'an idle loader thread does not hold the event loop open');
+  const e = await loadCatalogueOffLoop(join(dir, 'missing')).then(() => null, (x: unknown) => x);
+  assert.instance(e, CatalogueError, 'a failed load on the same thread');
+  assert.is((await loadCatalogueOffLoop(dir)).hash, a.hash, 'and the next one works');
+});
+
 test('an alias bomb is a problem of its file, off the loop and on it', async () => {
   const dir = tempDir('off-loop-bomb-');
   cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });

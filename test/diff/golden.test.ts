@@ -87,4 +87,18 @@ test('3.12.0 → 1.0.0: additions become removals dated by the adding release, r
   assert.not.ok(cs.some((c) => c.id.endsWith('-deprecated')), 'nothing is deprecated at 1.0.0');
 });
 
+test('an upgrade says, per breaking change, whether old clients are bridged; a downgrade does not', () => {
+  const up = diffReleases(catalogue, 'exchange', '3.5.1', '3.12.0').changes;
+  const loan = up.find((c) => c.id === 'endpoint-removed' && c.endpoint === 'POST /sapi/v1/margin/loan')!;
+  assert.equal([loan.bridged, loan.message], [true, 'endpoint removed; use POST /sapi/v1/margin/borrow-repay; old clients: bridged by version change margin-loan-to-borrow-repay']);
+  const bswap = up.find((c) => c.id === 'endpoint-removed' && c.endpoint === 'POST /sapi/v1/bswap/swap')!;
+  assert.is(bswap.bridged, false);
+  assert.match(bswap.message, /old clients: not bridged: refused 410 \(declared unbridgeable\)$/);
+  const oco = up.find((c) => c.id === 'ws-method-deprecated' && c.name === 'orderList.place')!;
+  assert.match(oco.message, /old clients: carried to the replacement by version change oco-place-to-order-list-oco$/);
+  assert.is(up.find((c) => c.id === 'endpoint-added')?.bridged, undefined, 'an addition breaks nobody');
+  const down = diffReleases(catalogue, 'exchange', '3.12.0', '3.5.1').changes;
+  assert.ok(down.length > 0 && down.every((c) => c.bridged === undefined && !c.message.includes('old clients')));
+});
+
 test.run();

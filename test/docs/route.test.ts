@@ -98,6 +98,9 @@ test('a pin of two releases of a service: one document per release, chosen with 
   const timeline = String(docsRoute('/_gateway/releases', q(''), views)!.body);
   assert.match(timeline, '<li id="r-3.6.0" class="release pinned">');
   assert.match(timeline, '<li id="r-3.5.1" class="release pinned">');
+  // Each breaking change says what the gateway does with clients pinned before it.
+  assert.match(timeline, 'endpoint removed; use POST /sapi/v1/margin/borrow-repay; old clients: bridged by version change margin-loan-to-borrow-repay');
+  assert.match(timeline, 'old clients: not bridged: refused 410 (declared unbridgeable)');
 });
 
 test.run();

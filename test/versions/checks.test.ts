@@ -100,6 +100,30 @@ test('an undeclared removal is uncovered: lint names the endpoint at its own lin
   assert.match(r.out, /1 uncovered/);
 });
 
+test('websocket items: an undeclared stream removal is uncovered at the stream\'s line; a change may not carry a websocket frame to a REST operation', () => {
+  const dir = copy((t) => t.replace(/  - release: 2\.0\.0\n    operation: stream !bookTicker\n(    .*\n)+?(?=\n|  -)/, ''));
+  const r = lint(dir);
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /error: \S*exchange\/streams\.yaml:\d+: stream !bookTicker: the operation was removed at 2\.0\.0/);
+  assert.match(r.out, /websocket-API methods bridged, 0 unbridgeable, 0 uncovered; 0 streams bridged, 0 unbridgeable, 1 uncovered/);
+  const cross = copy((t) => t.replace('- move: ws-api orderList.place.oco', '- move: POST /api/v3/orderList/oco'));
+  const p = problemsOf(cross).find((x) => x.message.includes('another kind of operation'));
+  assert.ok(p, 'reported');
+  assert.is(p!.line, lineOf(cross, '- move: POST /api/v3/orderList/oco'));
+});
+
+test('a move may land on an operation published a release after the removal: carried once the upstream has it, 410 naming it before', () => {
+  const { catalogue } = loadCatalogue(join(ROOT, 'catalogue'));
+  const s = catalogue.services.find((x) => x.id === 'exchange')!;
+  const at = (id: string) => s.releases.findIndex((r) => r.id === id);
+  const op = 'POST /sapi/v1/loan/flexible/repay';
+  const plan = composePlan(s, op, at('3.5.1'), upstreamIndex(s))!;
+  assert.equal([plan.target, plan.refuse, plan.problems, plan.applied.map((a) => a.id)], ['POST /sapi/v2/loan/flexible/repay', undefined, [], ['flexible-loan-repay-to-v2']]);
+  const early = composePlan(s, op, at('3.5.1'), at('3.7.0'))!;
+  assert.equal(early.refuse, { release: '3.7.0', replacement: 'POST /sapi/v2/loan/flexible/repay', reason: "POST /sapi/v2/loan/flexible/repay only arrives at 3.8.0, after the upstream's release" });
+  assert.equal(checkChanges(s, '3.7.0').problems, [], 'an upstream between the removal and the successor is no catalogue error');
+});
+
 test('a chain of renames composes: a → b at 2.0.0, b → c at 3.0.0 is one rename a → c', () => {
   const endpoint = `# yaml-language-server: $schema=../../schema/endpoints.schema.json
 module: chain-test

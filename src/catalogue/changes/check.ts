@@ -5,9 +5,10 @@ import { existsAt } from '../lifecycle.js';
 import type { Endpoint, Service } from '../model.js';
 import type { Problem } from '../problems.js';
 import { describeEvent, eventsAt } from './events.js';
-import { changeAt, composePlan, covers, declaredAt, endpointAt, unbridgeableAt, upstreamIndex } from './compose.js';
+import { changeAt, composePlan, covers, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './compose.js';
 import { transformNamed } from './transforms.js';
 import type { Change } from './types.js';
+import { allOperations, operationKind } from './ws-operations.js';
 
 export interface Coverage {
   service: string;
@@ -35,7 +36,7 @@ export function checkChanges(service: Service, upstreamSetting?: string): Change
   checkDeclarations(service, problems);
   const coverage: Coverage = { service: service.id, upstreamRelease: service.releases[u].id, bridged: [], unbridgeable: [], uncovered: [], partly: [] };
   const seen = new Set<string>();
-  for (const e of service.endpoints) {
+  for (const e of allOperations(service)) {
     let verdict: 'none' | 'bridged' | 'unbridgeable' | 'uncovered' = 'none';
     let partly = false;
     for (let r = Math.max(1, e.span.added + 1); r <= u; r++) {
@@ -54,6 +55,8 @@ export function checkChanges(service: Service, upstreamSetting?: string): Change
         else if (verdict === 'none') verdict = 'bridged';
       }
     }
+    // A change on an operation the upstream still has (deprecated in favour of its replacement) bridges it too.
+    if (verdict === 'none' && declaredAt(service, e.key).some((r) => r > e.span.added && r <= u && existsAt(e.span, r - 1) && changeAt(service, r, e.key))) verdict = 'bridged';
     if (seen.has(e.key) && verdict === 'none') continue;
     seen.add(e.key);
     if (verdict !== 'none') coverage[verdict].push(e.key);
@@ -78,6 +81,8 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
     const ep = endpointAt(service, c.operation, c.index - 1);
     if (!ep) { at(c.at, `touches nothing: ${c.operation} does not exist at ${before}, the release before ${c.release}`); continue; }
     if (!c.request.length && !c.answer.length) at(c.at, 'touches nothing: it has neither request nor answer steps');
+    // The stream relay forwards names as the client wrote them (and events name them): it can refuse a name, not rewrite it.
+    if (operationKind(c.operation) === 'stream') at(c.at, `${c.operation}: stream names are not migrated (the relay forwards a name as written and events carry it back); declare it unbridgeable naming the replacement`);
     // Names a step may refer to: the operation's parameters just before the release, and any an earlier step introduced.
     const names = new Set(ep.parameters.filter((p) => existsAt(p.span, c.index - 1)).map((p) => p.name));
     for (const p of service.signedParameters) names.add(p.name);
@@ -86,8 +91,9 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
       const need = (n: string, what: string) => { if (!names.has(n)) at(s.at, `${what} "${n}", which ${c.operation} does not have at ${before}`); };
       switch (s.kind) {
         case 'move': {
-          const to = endpointAt(service, s.to, c.index);
-          if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release}`);
+          if (operationKind(s.to) !== operationKind(c.operation)) at(s.at, `moves ${c.operation} to ${s.to}, another kind of operation (a REST request, a websocket-API frame and a stream name are carried to their own kind)`);
+          const to = moveTargetAt(service, s.to, c.index);
+          if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release} nor after it`);
           else target = to;
           if (s.to === c.operation) at(s.at, `touches nothing: moves ${c.operation} to itself`);
           break;

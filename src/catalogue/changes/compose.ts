@@ -6,6 +6,7 @@ import { currentAt, existsAt } from '../lifecycle.js';
 import type { Endpoint, SecurityScheme, Service } from '../model.js';
 import { describeEvent, eventsAt, type BreakingEvent } from './events.js';
 import { transformNamed } from './transforms.js';
+import { allOperations } from './ws-operations.js';
 import type { AnswerStep, Change, ChangeSet, RequestStep, Unbridgeable } from './types.js';
 
 /** A run of request steps without a transform, composed into one mapping of the client's parameters. */
@@ -80,7 +81,7 @@ function indexOf(service: Service): Index {
     if (!byRelease) ix.unbridgeable.set(u.operation, (byRelease = new Map()));
     byRelease.set(u.index, [...(byRelease.get(u.index) ?? []), u]);
   }
-  for (const e of service.endpoints) ix.endpoints.set(e.key, [...(ix.endpoints.get(e.key) ?? []), e]);
+  for (const e of allOperations(service)) ix.endpoints.set(e.key, [...(ix.endpoints.get(e.key) ?? []), e]);
   indexes.set(service.changes, ix);
   return ix;
 }
@@ -104,6 +105,16 @@ export function declaredAt(service: Service, operation: string): number[] {
 /** The endpoint with this key that exists at release position r. */
 export function endpointAt(service: Service, key: string, r: number): Endpoint | undefined {
   return indexOf(service).endpoints.get(key)?.find((e) => existsAt(e.span, r));
+}
+
+/**
+ * The endpoint a `move` at release position r lands on: the life alive at r, else the next life to
+ * come after r (a successor the exchange published a release later than the removal; until it
+ * arrives, an upstream that old has nowhere to send the request).
+ */
+export function moveTargetAt(service: Service, key: string, r: number): Endpoint | undefined {
+  const lives = indexOf(service).endpoints.get(key);
+  return lives?.find((e) => existsAt(e.span, r)) ?? lives?.filter((e) => e.span.added > r).sort((a, b) => a.span.added - b.span.added)[0];
 }
 
 /** Position of the release the upstream speaks: the setting, else service.yaml upstreamRelease, else the newest. */
@@ -247,10 +258,11 @@ export function composePlan(service: Service, operation: string, s: number, u: n
           transformed = true;
         } else composeStep(seg, step);
       }
-      const next = endpointAt(service, key, r);
+      const next = moveTargetAt(service, key, r);
       if (!next) { problems.push(`${change.id}: ${key} does not exist at ${release}`); refuse = { release, reason: `${key} does not exist at ${release}` }; break; }
       ep = next;
-    } else if (!existsAt(ep.span, r)) {
+      if (ep.span.added > u) { refuse = { release, replacement: key, reason: `${key} only arrives at ${service.releases[ep.span.added].id}, after the upstream's release` }; break; }
+    } else if (!existsAt(ep.span, r) && ep.span.added <= r) {
       refuse = { release, replacement: ep.replacement, reason: 'removed, and no change bridges it' };
     }
   }

@@ -14,6 +14,9 @@ export interface Transform {
   answer?(body: unknown): unknown;
 }
 
+/** The per-leg fields the old OCO named limit… / stop… and the new one above… / below…. */
+const OCO_LEG_FIELDS = ['ClientOrderId', 'IcebergQty', 'StrategyId', 'StrategyType'];
+
 export const TRANSFORMS: Record<string, Transform> = {
   /**
    * POST /sapi/v1/margin/isolated/transfer (transFrom/transTo SPOT|ISOLATED_MARGIN, symbol) →
@@ -41,6 +44,35 @@ export const TRANSFORMS: Record<string, Transform> = {
       } else {
         return `transFrom=${from ?? ''} transTo=${to ?? ''}: an isolated margin transfer goes between SPOT and ISOLATED_MARGIN`;
       }
+      return undefined;
+    },
+  },
+  /**
+   * ws-api orderList.place (the deprecated OCO: a limit leg at `price`, a stop leg at `stopPrice`,
+   * optionally a stop-limit at `stopLimitPrice`) → orderList.place.oco (an above and a below leg,
+   * each with its type). The side decides which leg is which: a SELL's limit order sits above the
+   * market and its stop below, a BUY's the reverse (the exchange's OCO price rules). Values are moved,
+   * never read as numbers, so a websocket frame's JSON values keep their types.
+   */
+  ocoToOrderListOco: {
+    summary: 'side SELL: price → above LIMIT_MAKER, stopPrice → below STOP_LOSS(_LIMIT); BUY: the reverse; limit*/stop* → above*/below*',
+    reads: ['side', 'price', 'stopPrice', 'stopLimitPrice', 'stopLimitTimeInForce', 'trailingDelta', ...OCO_LEG_FIELDS.flatMap((f) => [`limit${f}`, `stop${f}`])],
+    writes: ['aboveType', 'belowType', 'abovePrice', 'belowPrice', 'aboveStopPrice', 'belowStopPrice', 'aboveTrailingDelta', 'belowTrailingDelta',
+      'aboveTimeInForce', 'belowTimeInForce', ...OCO_LEG_FIELDS.flatMap((f) => [`above${f}`, `below${f}`])],
+    request(p) {
+      const side = p.get('side');
+      if (side !== 'SELL' && side !== 'BUY') return `side=${String(side)}: an OCO is a BUY or a SELL`;
+      const [limit, stop] = side === 'SELL' ? ['above', 'below'] : ['below', 'above'];
+      const move = (from: string, to: string) => { const v = p.get(from); p.delete(from); if (v !== undefined) p.set(to, v); };
+      const stopLimit = p.has('stopLimitPrice');
+      p.set(`${limit}Type`, 'LIMIT_MAKER');
+      p.set(`${stop}Type`, stopLimit ? 'STOP_LOSS_LIMIT' : 'STOP_LOSS');
+      move('price', `${limit}Price`);
+      move('stopPrice', `${stop}StopPrice`);
+      move('trailingDelta', `${stop}TrailingDelta`);
+      move('stopLimitPrice', `${stop}Price`);
+      move('stopLimitTimeInForce', `${stop}TimeInForce`);
+      for (const f of OCO_LEG_FIELDS) { move(`limit${f}`, `${limit}${f}`); move(`stop${f}`, `${stop}${f}`); }
       return undefined;
     },
   },

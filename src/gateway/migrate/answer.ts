@@ -11,7 +11,8 @@ export function migrateAnswer(steps: readonly AnswerStep[], status: number, body
   }
 }
 
-function migrateData(steps: readonly AnswerStep[], status: number, answer: unknown): unknown {
+/** The answer steps on parsed data (a websocket answer frame's result or error too). */
+export function migrateData(steps: readonly AnswerStep[], status: number, answer: unknown): unknown {
   let data = answer;
   const failed = status >= 400;
   for (const s of steps) {

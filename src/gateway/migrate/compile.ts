@@ -4,27 +4,18 @@
 // start-up and on reload: a catalogue whose changes lint would refuse is never served.
 import { checkChanges } from '../../catalogue/changes/check.js';
 import { composePlan, upstreamIndex, type Plan } from '../../catalogue/changes/compose.js';
-import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { formatProblem } from '../../catalogue/problems.js';
 import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service } from '../../catalogue/model.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { UsageError } from '../../usage-error.js';
 import type { Route } from '../route-table.js';
+import { decide, type PlanDecisions } from './decide.js';
 
-export interface CompiledPlan {
+export interface CompiledPlan extends PlanDecisions {
   plan: Plan;
-  /** X-Gateway-Migrated: "<release> <change id>[, …]". */
-  header: string;
   /** The operation at the upstream's release: what hooks (signing, weights) and the second validation see. */
   target: Route;
-  /** Why every request is refused (410), decided here: removed, or the upstream wants it signed and no key is held. */
-  refusal: string | null;
-  /** Why a request whose signed bytes the plan does change is refused (410): no key is held to sign it again. */
-  refuseChanged: string | null;
-  guards: { parameter: string; values: ReadonlySet<string>; message: string }[];
-  /** Answer steps, or null when the answer comes back as it is. */
-  answer: readonly AnswerStep[] | null;
   signer: Signer | undefined;
 }
 
@@ -106,25 +97,6 @@ function checked(s: Service, setting: string | undefined): Pick<ReturnType<typeo
 }
 
 function compilePlan(plan: Plan, target: (key: string) => Route, signer: Signer | undefined): CompiledPlan {
-  const header = plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
-  const use = (replacement?: string) => (replacement ? `; use ${replacement}` : '');
-  let refusal: string | null = null;
-  let refuseChanged: string | null = null;
-  const becomes = `${plan.operation} at ${plan.release} becomes ${plan.target} at ${plan.upstreamRelease} (${header})`;
-  if (plan.refuse) {
-    refusal = `${plan.operation} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${use(plan.refuse.replacement)}`;
-  } else if (!signer && plan.security.to === 'SIGNED' && plan.security.from !== 'SIGNED') {
-    refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${use(plan.target)}`;
-  } else if (!signer && plan.needsKey) {
-    refuseChanged = `${becomes}, which changes the parameters the request's signature covers; the gateway holds no key to sign it again (signing mode), so it is not forwarded${use(plan.target)}`;
-  }
-  return {
-    plan, header, target: refusal ? (null as unknown as Route) : target(plan.target), refusal, refuseChanged,
-    guards: plan.guards.map((g) => ({
-      parameter: g.parameter, values: new Set(g.values),
-      message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${use(g.replacement)}`,
-    })),
-    answer: plan.answer.length ? plan.answer : null,
-    signer,
-  };
+  const d = decide(plan, signer !== undefined, { operation: plan.operation, target: plan.target, signed: "parameters the request's signature covers" });
+  return { plan, ...d, target: d.refusal ? (null as unknown as Route) : target(plan.target), signer };
 }

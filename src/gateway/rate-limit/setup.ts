@@ -10,7 +10,8 @@ import type { Metrics } from '../metrics.js';
 import type { Hook } from '../pipeline.js';
 import { rateLimitHook, type Limiter } from './hook.js';
 import type { Params } from './weight.js';
-import { memoryStore, redisStore, type FailMode } from './store.js';
+import { redisStore } from './redis-store.js';
+import { memoryStore, type FailMode } from './store.js';
 
 export interface RateLimitConfig {
   rateLimit: boolean;

@@ -4,6 +4,8 @@
 // names the ones whose subject is gone, and the operator decides whether they are closed
 // (--reload-closes-websockets).
 import type { ReleaseView } from '../../catalogue/resolve.js';
+import type { Relay } from '../../upstream/ws-relay.js';
+import type { AfterReload } from './contract.js';
 import { StreamMatcher } from './stream-names.js';
 
 /** What an open connection relays, as the gateway let it through. */
@@ -34,6 +36,20 @@ export function goneChecker(next: ReleaseView[] | undefined): (subject: OpenSubj
     }
     return undefined;
   };
+}
+
+/** Count the open `relays` whose subject `next` no longer serves, and close them (1001) when `close` is set. */
+export function closeGone(relays: ReadonlyMap<Relay, OpenSubject>, next: ReleaseView[] | undefined, close: boolean): AfterReload {
+  const out = { gone: 0, closed: 0 };
+  if (!relays.size) return out;
+  const gone = goneChecker(next);
+  for (const [relay, subject] of relays) {
+    const reason = gone(subject);
+    if (reason === undefined) continue;
+    out.gone++;
+    if (close && relay.closeGone(reason)) out.closed++;
+  }
+  return out;
 }
 
 /** 60 characters keep an ASCII reason within a close frame's 123 bytes (the relay cuts any longer). */

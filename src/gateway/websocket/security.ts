@@ -35,7 +35,7 @@ export interface WsSecurityOptions {
   userDataKeepAliveMs?: number;
 }
 
-/** What index.ts asks of it on each upgrade. */
+/** What the websocket gateway asks of it on each upgrade (index.ts, admission.ts). */
 export interface WsGuard {
   /** Check the upgrade request (401 / 403 as a GatewayError); the client's token entry, if tokens are configured. */
   admitUpgrade(req: IncomingMessage): TokenEntry | undefined;

@@ -7,7 +7,8 @@ import { lifecycleFacts } from '../../catalogue/lifecycle.js';
 import type { EnumValue, Stream } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 
-export type StreamCheck = { ok: true; stream: Stream } | { ok: false; reason: string };
+/** gone: the name is valid at the pin but the upstream no longer has it (a version change refuses it). */
+export type StreamCheck = { ok: true; stream: Stream } | { ok: false; reason: string; gone?: boolean };
 
 interface Compiled {
   stream: Stream;

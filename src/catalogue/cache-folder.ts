@@ -1,0 +1,27 @@
+// Housekeeping of the cache folder's derived files: each kind is bounded by a count, the least
+// recently used going first (a file's mtime is its last use: written, or marked on a read). Folders
+// that come and go (copies, temporary ones, edits) would otherwise leave files behind for ever.
+import { readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Mark a cached file as used now; a read-only cache folder is left as it is (only pruning order). */
+export function markUsed(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch { /* read-only */ }
+}
+
+/**
+ * Past `keep` files of `dir` that `wanted` picks, remove the least recently used down to `keepAfter`
+ * (default `keep`; lower means pruning runs less often). Safe while another process reads one: on
+ * POSIX an open file outlives its name. Never throws: a folder that changed under us is pruned next time.
+ */
+export function pruneLeastRecent(dir: string, wanted: (name: string) => boolean, keep: number, keepAfter = keep): void {
+  try {
+    const names = readdirSync(dir).filter(wanted);
+    if (names.length <= keep) return;
+    const aged = names.map((n) => ({ n, t: statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.t - a.t);
+    for (const { n } of aged.slice(keepAfter)) rmSync(join(dir, n), { force: true });
+  } catch { /* housekeeping */ }
+}

@@ -1,0 +1,48 @@
+// What a composed plan decides given whether the gateway holds the account's key, whatever carries
+// the request (a REST request, a websocket-API frame): the X-Gateway-Migrated text, the 410
+// refusals (removed; must be signed and no key; signed bytes changed and no key), the value
+// guards and the answer steps. Decided once per plan, never per request.
+import type { Plan } from '../../catalogue/changes/compose.js';
+import type { AnswerStep } from '../../catalogue/changes/types.js';
+
+export interface PlanDecisions {
+  /** X-Gateway-Migrated: "<release> <change id>[, …]". */
+  header: string;
+  /** Why every request is refused (410), decided here: removed, or the upstream wants it signed and no key is held. */
+  refusal: string | null;
+  /** Why a request whose signed bytes the plan does change is refused (410): no key is held to sign it again. */
+  refuseChanged: string | null;
+  guards: { parameter: string; values: ReadonlySet<string>; message: string }[];
+  /** Answer steps, or null when the answer comes back as it is. */
+  answer: readonly AnswerStep[] | null;
+}
+
+/** How messages name the request: the operation and its target as a client knows them, and what its signature covers. */
+export interface PlanWords {
+  operation: string;
+  target: string;
+  signed: string;
+}
+
+export function decide(plan: Plan, holdsKey: boolean, words: PlanWords): PlanDecisions {
+  const header = plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
+  const use = (replacement?: string) => (replacement ? `; use ${replacement}` : '');
+  let refusal: string | null = null;
+  let refuseChanged: string | null = null;
+  const becomes = `${words.operation} at ${plan.release} becomes ${words.target} at ${plan.upstreamRelease} (${header})`;
+  if (plan.refuse) {
+    refusal = `${words.operation} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${use(plan.refuse.replacement)}`;
+  } else if (!holdsKey && plan.security.to === 'SIGNED' && plan.security.from !== 'SIGNED') {
+    refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${use(words.target)}`;
+  } else if (!holdsKey && plan.needsKey) {
+    refuseChanged = `${becomes}, which changes the ${words.signed}; the gateway holds no key to sign it again (signing mode), so it is not forwarded${use(words.target)}`;
+  }
+  return {
+    header, refusal, refuseChanged,
+    guards: plan.guards.map((g) => ({
+      parameter: g.parameter, values: new Set(g.values),
+      message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${use(g.replacement)}`,
+    })),
+    answer: plan.answer.length ? plan.answer : null,
+  };
+}

@@ -1,0 +1,250 @@
+// Version changes on websocket connections (README "Version changes"): a connection pinned at an
+// older release has its websocket-API request frames carried up the composed plan of their method to
+// the release the upstream speaks (method moved, params mapped, validated again there, signed again
+// in signing mode), their answers carried back down, and stream names the upstream no longer has
+// refused naming the replacement. Built once per websocket gateway (one served release); a release
+// nothing changed for gets null and its connections run exactly as before.
+import type { Ajv } from 'ajv';
+import { timingSafeEqual } from 'node:crypto';
+import { composePlan, upstreamIndex, type Plan, type RequestPart } from '../../catalogue/changes/compose.js';
+import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
+import type { AnswerStep } from '../../catalogue/changes/types.js';
+import { STREAM, WS_API } from '../../catalogue/changes/ws-operations.js';
+import { currentAt } from '../../catalogue/lifecycle.js';
+import type { Service, Stream, WsMethod } from '../../catalogue/model.js';
+import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
+import type { Logger } from '../../log.js';
+import type { Inspect } from '../../upstream/ws-relay.js';
+import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
+import { envelope, GatewayError } from '../errors.js';
+import { migrateData } from '../migrate/answer.js';
+import { decide, type PlanDecisions } from '../migrate/decide.js';
+import { supplyParams, type WsSigning } from './frame-signing.js';
+import { WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
+import type { StreamCheck, StreamMatcher } from './stream-names.js';
+
+/** Answers awaited per connection whose frames come back migrated: a bound on memory, not on requests. */
+const MAX_PENDING = 1024;
+
+interface MethodPlan extends PlanDecisions {
+  plan: Plan;
+}
+
+/** A stream matcher that also refuses the names of templates the upstream no longer has (410 on an upgrade). */
+export function refusingGoneStreams(matcher: StreamMatcher, m: FrameMigrations | null): StreamMatcher {
+  if (!m) return matcher;
+  const check = matcher.check.bind(matcher);
+  const pinned = matcher.view.release ? ` at ${matcher.view.release.id}` : '';
+  return Object.assign(Object.create(matcher) as StreamMatcher, {
+    check(name: string): StreamCheck {
+      const c = check(name);
+      const gone = c.ok ? m.streamRefusal(c.stream) : undefined;
+      return gone ? { ok: false, gone: true, reason: `Stream name '${name}'${pinned}: ${gone}.` } : c;
+    },
+  });
+}
+
+export interface FrameMigrations {
+  /** Why a stream template is refused at this release (the upstream no longer has it), or undefined. */
+  streamRefusal(stream: Stream): string | undefined;
+  /**
+   * The inspect of a websocket-API connection (replacing the plain catalogue check), and the
+   * inspect of its answers when some method's answers come back migrated. null: no method of this
+   * release changes on the way up.
+   */
+  wsApi(checker: WsApiChecker, served: (facts: ApiRequestFacts) => void, charge: FrameCharge | undefined): { up: Inspect; down?: DownInspect } | null;
+}
+
+/** An upstream frame in, the frame the client gets (undefined: as it came). */
+export type DownInspect = (data: Buffer, isBinary: boolean) => string | undefined;
+
+export interface FrameMigrationOptions {
+  /** The release each versioned service's upstream speaks (the program's; absent: nothing migrates). */
+  upstreamRelease?: ReadonlyMap<string, string>;
+  /** Signing mode: the gateway's key for the websocket API. */
+  signing?: WsSigning;
+  ajv: Ajv;
+  strict: boolean;
+  /** Told once per connection and method what a migration does (the frames have no access line of their own). */
+  logger?: Pick<Logger, 'info'>;
+}
+
+type Id = string | number | null;
+const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' ? v : null);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const use = (replacement?: string) => (replacement ? `; use ${replacement}` : '');
+
+/** The migrations of one served release's view, or null when nothing of its websockets changes. */
+export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): FrameMigrations | null {
+  const service = view.service;
+  const upstreamId = o.upstreamRelease?.get(service.id);
+  if (upstreamId === undefined || !service.versioned) return null;
+  const u = upstreamIndex(service, upstreamId);
+  if (view.at >= u) return null;
+  const methods = new Map<string, MethodPlan>();
+  const signing = o.signing?.service === service.id ? o.signing : undefined;
+  for (const m of view.wsMethods) {
+    const plan = composePlan(service, `${WS_API}${m.name}`, view.at, u);
+    if (plan) methods.set(m.name, compileMethodPlan(plan, signing !== undefined));
+  }
+  const streams = new Map<string, string>();
+  for (const s of view.streams) {
+    const plan = composePlan(service, `${STREAM}${s.name}`, view.at, u);
+    if (plan?.refuse) streams.set(s.name, `the upstream (which speaks ${plan.upstreamRelease}) no longer has stream ${s.name} since ${plan.refuse.release}: ${plan.refuse.reason}${use(plan.refuse.replacement)}`);
+  }
+  if (!methods.size && !streams.size) return null;
+  let head: WsApiChecker | undefined;
+  const plans: MethodPlans = {
+    service, u, methods, signing, logger: o.logger,
+    head: () => {
+      if (!head) {
+        head = new WsApiChecker(resolveServiceAt(service, u), o.ajv, o.strict);
+        supplyParams(head, signing);
+      }
+      return head;
+    },
+  };
+  const answers = [...methods.values()].some((m) => m.answer);
+  return {
+    streamRefusal: (stream) => streams.get(stream.name),
+    wsApi(checker, served, charge) {
+      if (!methods.size) return null;
+      const pending = new Map<Id, readonly AnswerStep[]>();
+      return { up: migratingInspect(plans, checker, served, charge, pending), down: answers ? answersDown(pending) : undefined };
+    },
+  };
+}
+
+/** What the frames of one served release are carried by, shared by its connections. */
+interface MethodPlans {
+  service: Service;
+  /** Position of the upstream's release. */
+  u: number;
+  methods: ReadonlyMap<string, MethodPlan>;
+  signing: WsSigning | undefined;
+  logger: Pick<Logger, 'info'> | undefined;
+  /** The checker of the upstream's release, made on first use. */
+  head(): WsApiChecker;
+}
+
+/** A connection's request frames: checked at its release, then those of a method with a plan carried up it. */
+function migratingInspect(p: MethodPlans, checker: WsApiChecker, served: (facts: ApiRequestFacts) => void, charge: FrameCharge | undefined, pending: Map<Id, readonly AnswerStep[]>): Inspect {
+  const told = new Set<string>();
+  return (data) => {
+    let called: WsMethod | undefined;
+    const verdict = checker.check(data, (f) => { called = f.method; served(f); }, charge);
+    if (verdict !== undefined || !called) return verdict;
+    const mp = p.methods.get(called.name);
+    if (!mp) return undefined;
+    const req = JSON.parse(data.toString('utf8')) as Record<string, unknown>; // the checker parsed it already
+    const id = idOf(req.id);
+    try {
+      const params = migrateUp(mp, isObject(req.params) ? { ...req.params } : {}, p.signing);
+      const frame = JSON.stringify({ ...req, method: mp.plan.path, params });
+      // Validated again where it is going: the target method at the upstream's release.
+      const invalid = p.head().check(Buffer.from(frame, 'utf8'));
+      if (invalid !== undefined) return invalid;
+      const signed = p.signing ? signAsTarget(p.service, p.u, mp.plan.path, params, p.signing) : params;
+      if (mp.answer && id !== null) {
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as Id);
+        pending.set(id, mp.answer);
+      }
+      if (!told.has(called.name)) {
+        told.add(called.name);
+        p.logger?.info(`ws-api ${called.name} at ${mp.plan.release}: migrated to ${mp.plan.path} at ${mp.plan.upstreamRelease} (${mp.header})`);
+      }
+      return { forward: signed === params ? frame : JSON.stringify({ ...req, method: mp.plan.path, params: signed }) };
+    } catch (e) {
+      if (!(e instanceof GatewayError)) throw e;
+      return JSON.stringify({ id, status: e.status, error: envelope(p.service, e.reason, e.message) });
+    }
+  };
+}
+
+/** The answers of migrated requests, by request id, carried down their plan's answer steps. */
+function answersDown(pending: Map<Id, readonly AnswerStep[]>): DownInspect {
+  return (data, isBinary) => {
+    if (isBinary || !pending.size) return undefined;
+    let frame: unknown;
+    try { frame = JSON.parse(data.toString('utf8')); } catch { return undefined; }
+    if (!isObject(frame)) return undefined;
+    const steps = pending.get(idOf(frame.id));
+    if (!steps) return undefined;
+    pending.delete(idOf(frame.id));
+    const status = typeof frame.status === 'number' ? frame.status : 200;
+    if (status >= 400) frame.error = migrateData(steps, status, frame.error);
+    else frame.result = migrateData(steps, status, frame.result);
+    return JSON.stringify(frame);
+  };
+}
+
+function compileMethodPlan(plan: Plan, holdsKey: boolean): MethodPlan {
+  return { plan, ...decide(plan, holdsKey, { operation: plan.operation.slice(WS_API.length), target: plan.path, signed: "params the frame's signature covers" }) };
+}
+
+/** The params of a checked frame carried up a method's plan; a refusal is thrown as a GatewayError. */
+function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsSigning | undefined): Record<string, unknown> {
+  const { plan } = mp;
+  const name = plan.operation.slice(WS_API.length);
+  if (mp.refusal !== null) throw new GatewayError('gone', mp.refusal);
+  for (const g of mp.guards) {
+    const v = params[g.parameter];
+    if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${name}: ${g.parameter}=${String(v)}: ${g.message}`);
+  }
+  if (!plan.request.length) return params;
+  if (params.signature !== undefined) {
+    // The client signed the params the plan is about to change: only a gateway holding the key can carry it.
+    if (mp.refuseChanged !== null) throw new GatewayError('gone', mp.refuseChanged);
+    if (signing && !verifyWsSignature(signing, params)) {
+      throw new GatewayError('badSignature', `Signature for this request is not valid (${name} at ${plan.release}): the gateway verifies a signed frame before migrating it`);
+    }
+    delete params.signature; // signed again with the client's timestamp and recvWindow
+  } else if (mp.refuseChanged !== null && plan.security.from === 'SIGNED') {
+    throw new GatewayError('gone', mp.refuseChanged);
+  }
+  return applyParts(params, plan.request, `${name} → ${plan.path}`);
+}
+
+/** The request parts of a plan on JSON params: names and mapped values per segment, constants as text. */
+function applyParts(params: Record<string, unknown>, parts: readonly RequestPart[], label: string): Record<string, unknown> {
+  let out = params;
+  for (const part of parts) {
+    if (part.kind === 'transform') {
+      const map = new Map(Object.entries(out));
+      const refused = transformNamed(part.name)!.request!(map as unknown as Params);
+      if (refused) throw new GatewayError('invalid', `${label}: ${refused}`);
+      out = Object.fromEntries(map);
+      continue;
+    }
+    const seg = part.segment;
+    const next: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(out)) {
+      const to = k in seg.names ? seg.names[k] : k;
+      if (to === null) continue;
+      const mapped = v === undefined || v === null || typeof v === 'object' ? undefined : seg.values[k]?.[String(v)];
+      next[to] = mapped ?? v;
+    }
+    for (const [k, v] of Object.entries(seg.sets)) next[k] = v;
+    for (const [k, v] of Object.entries(seg.defaults)) if (!(k in next)) next[k] = v;
+    out = next;
+  }
+  return out;
+}
+
+/** The client's signature over the frame's params as sent, checked by signing them again (the exchange's schemes are deterministic). */
+function verifyWsSignature(signing: WsSigning, params: Readonly<Record<string, unknown>>): boolean {
+  if (typeof params.signature !== 'string') return false;
+  const want = Buffer.from(decodeURIComponent(signing.signer.sign(wsSignaturePayload(params))));
+  const got = Buffer.from(params.signature);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+/** Signing mode: the migrated params signed (or given the key) as the target method's security at the upstream's release asks. */
+function signAsTarget(service: Service, u: number, method: string, params: Record<string, unknown>, signing: WsSigning): Record<string, unknown> {
+  const m = service.wsMethods.find((x) => x.name === method && x.span.added <= u && (x.span.removed === null || x.span.removed > u));
+  const security = m ? currentAt(m.security, u)?.scheme ?? 'NONE' : 'NONE';
+  const apiKey = signing.apiKey.reveal();
+  if (security === 'SIGNED' && params.signature === undefined) return signWsParams(params, signing.signer, { apiKey, now: (signing.clock ?? Date.now)(), recvWindow: signing.recvWindow });
+  if (security === 'API_KEY' && params.apiKey === undefined) return { ...params, apiKey };
+  return params;
+}
