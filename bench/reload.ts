@@ -22,12 +22,11 @@ const work = mkdtempSync(join(tmpdir(), 'bench-reload-'));
 const catalogue = join(work, 'catalogue');
 const cacheDir = join(work, 'cache');
 cpSync(join(root, 'catalogue'), catalogue, { recursive: true });
-process.env.GATEWAY_CACHE_DIR = cacheDir; // the gateway's reload worker reads it too
 const edited = join(catalogue, 'exchange', 'endpoints', 'market.yaml');
 
 try {
   const baseline = Array.from({ length: 3 }, () => { const t = performance.now(); loadCatalogue(catalogue, { cacheDir: false }); return performance.now() - t; });
-  const gw = await startGateway(readConfig(['--port', '0', '--catalogue', catalogue, '--release', 'all', '--rate-limit', 'off'], {}), { logger: createLogger('silent') });
+  const gw = await startGateway(readConfig(['--port', '0', '--catalogue', catalogue, '--cache-dir', cacheDir, '--release', 'all', '--rate-limit', 'off'], {}), { logger: createLogger('silent') });
   const reload = async () => {
     const outcome = await gw.reload('bench');
     if (!outcome.ok) throw new Error(`reload refused: ${outcome.summary}`);

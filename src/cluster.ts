@@ -57,7 +57,7 @@ export function freePort(host: string): Promise<number> {
 }
 
 export async function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel, undefined, config.logFormat)): Promise<void> {
-  const { catalogue } = loadCatalogue(config.catalogue);
+  const { catalogue } = loadCatalogue(config.catalogue, { cacheDir: config.cacheDir });
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
   securityHooks(config, views, createLogger('silent'));

@@ -6,6 +6,7 @@ import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import type { BuilderPriority } from './builders/pool/background-priority.js';
 import type { ReleaseSpec } from './catalogue/pin.js';
 import type { Level, LogFormat } from './log.js';
+import { defaultCacheDir } from './catalogue/load.js';
 import { FILE_KEYS, SETTINGS, settingByFlag, type AdminReload } from './settings.js';
 import { usage } from './settings-doc.js';
 import { corsOrigin, upstreamUrl } from './setting-values.js';
@@ -13,6 +14,8 @@ import { readSigningSettings, type SigningSettings } from './upstream/signing/se
 
 export interface GatewayConfig {
   catalogue: string;
+  /** Folder of the catalogue's derived files (GATEWAY_CACHE_DIR; default node_modules/.cache/catalogue-gateway). */
+  cacheDir: string;
   /** Releases served: a list for every versioned service ('all' = every release), or per service id; default: the newest. */
   release: ReleaseSpec;
   /** With no --release: may a reload that adds a newer release move the served (and default) release to it? */
@@ -108,6 +111,11 @@ const BOOLEANS = SETTINGS.filter((s) => s.flag && !s.arg).map((s) => s.flag);
 
 /** `--help`: every flag with its value, default and one line, from the settings table. */
 export const USAGE = usage();
+
+/** The cache folder the catalogue tools use (they take no gateway flags): GATEWAY_CACHE_DIR, else the default. */
+export function cacheDirFrom(env: NodeJS.ProcessEnv = process.env): string {
+  return env[settingByFlag.get('cache-dir')!.env] || defaultCacheDir();
+}
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const args = parseArgs(argv, FLAGS, BOOLEANS);

@@ -79,7 +79,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   tuneHeapForServing();
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const started = performance.now();
-  const loaded = loadCatalogue(config.catalogue);
+  const loaded = loadCatalogue(config.catalogue, { cacheDir: config.cacheDir });
   const pinned = pinReleases(loaded.catalogue, config.release);
   // What set-up says is written once listening: a start-up that fails (a port in use) prints its error alone.
   const setupLog = heldLogger(logger);

@@ -5,7 +5,7 @@
 // table, and test/structure/settings-table.test.ts fails when the README and this list differ).
 import { availableParallelism } from 'node:os';
 import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
-import { DEFAULT_CATALOGUE_DIR } from './catalogue/load.js';
+import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/load.js';
 import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
 import { bool, choice, fleetStore, host, int, intOrAuto, onOff, redisStore, workers } from './setting-values.js';
@@ -60,6 +60,9 @@ export const SETTINGS: readonly Setting[] = [
     help: 'listen port (0 = any free port)' },
   { key: 'catalogue', flag: 'catalogue', env: 'GATEWAY_CATALOGUE', arg: '<dir>', default: DEFAULT_CATALOGUE_DIR, defaultText: './catalogue', reload: true,
     help: 'the catalogue folder' },
+  { key: 'cacheDir', flag: 'cache-dir', env: 'GATEWAY_CACHE_DIR', arg: '<dir>', default: () => defaultCacheDir(), defaultText: 'node_modules/.cache/catalogue-gateway', reload: false,
+    help: "folder of the catalogue's derived files (checked model, YAML parses, validators); the catalogue tools read the variable too",
+    doc: "folder of the catalogue's derived files: the checked model, YAML parses, schema verdicts and validator modules, each bounded (see Several releases and hot reload); deleting it costs one slower start. The catalogue tools (`lint`, `diff`, …) read the variable too" },
   { key: 'upstreams', flag: 'upstream', env: 'GATEWAY_UPSTREAM', arg: '<service>[.rest|.streams|.wsApi]=<url>', special: 'upstreams', defaultText: "service.yaml's upstreams", reload: true,
     help: 'upstream base URLs (repeatable; the variable comma-separated)',
     doc: 'upstream base URLs, all three alike: the request\'s path and query are appended (see Websockets); repeatable, the variable comma-separated, the file a map' },

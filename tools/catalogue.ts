@@ -8,6 +8,7 @@
 //                                             append endpoints the catalogue lacks; never rewrites entries
 import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
+import { cacheDirFrom } from '../src/config.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
 import { runTool } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
@@ -41,7 +42,7 @@ function main(argv: string[]): number {
 /** openapi / asyncapi: the document of every service at the release, or of the one --service names. */
 function exportDoc(argv: string[], build: (views: ReleaseView[]) => Record<string, unknown>): number {
   const args = parseArgs(argv, ['release', 'service', 'catalogue']);
-  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
   const only = flag(args, 'service');
   if (only !== undefined) oneOf('service', only, catalogue.services.map((s) => s.id));
   const release = flag(args, 'release');
@@ -57,7 +58,7 @@ function plan(argv: string[]): number {
   const args = parseArgs(argv, ['service', 'upstream-release', 'catalogue']);
   const [release, operation] = args.positionals;
   if (!release || !operation) throw new UsageError("plan needs <release> and '<METHOD /path>'");
-  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
   console.log(JSON.stringify(planCommand(catalogue, release, operation, flag(args, 'service'), flag(args, 'upstream-release')), null, 2));
   return 0;
 }
@@ -82,7 +83,7 @@ function lint(argv: string[]): number {
   try {
     // A cache hit is a catalogue that was already checked, byte for byte; a miss checks it and
     // fills the cache, so lint at install time also makes the first start-up skip the YAML.
-    const { catalogue, warnings } = loadCatalogue(flag(args, 'catalogue'));
+    const { catalogue, warnings } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
     if (!quiet) for (const w of warnings) console.log(`warning: ${formatProblem(w)}`);
     const counts = catalogue.services.map((s) => `${s.id}: ${s.endpoints.length} endpoints, ${s.releases.length} releases, ${Object.keys(s.enums).length} enums, ${s.streams.length} streams, ${s.wsMethods.length} websocket methods`);
     if (lintChanges(catalogue, warnings.length) > 0) return 1;
@@ -100,7 +101,7 @@ function lint(argv: string[]): number {
 function endpoints(argv: string[]): number {
   const args = parseArgs(argv, ['release', 'service', 'format', 'catalogue']);
   const format = oneOf('format', flag(args, 'format') ?? 'table', ['json', 'table'] as const);
-  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
   const only = flag(args, 'service');
   const release = flag(args, 'release');
   const rows = [];

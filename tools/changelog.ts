@@ -2,6 +2,7 @@
 // history of a service (every release, newest first), regenerated from the catalogue alone.
 import { writeFileSync } from 'node:fs';
 import { loadCatalogue } from '../src/catalogue/load.js';
+import { cacheDirFrom } from '../src/config.js';
 import { runTool } from '../src/cli/run-tool.js';
 import { flag, parseArgs, UsageError } from '../src/args.js';
 import { changelog, versionedService } from '../src/diff/index.js';
@@ -15,7 +16,7 @@ function main(argv: string[]): number {
     return 0;
   }
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"; ${USAGE}`);
-  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
   const text = changelog(versionedService(catalogue, flag(args, 'service')));
   const output = flag(args, 'output');
   if (output === undefined) process.stdout.write(text);

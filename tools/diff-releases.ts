@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { loadCatalogue } from '../src/catalogue/load.js';
+import { cacheDirFrom } from '../src/config.js';
 import { runTool } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import {
@@ -45,7 +46,7 @@ function main(argv: string[]): number {
   const severity = severityFile === undefined ? undefined : parseSeverity(readOptionFile('severity', severityFile), severityFile);
   const deprecationReleases = count('deprecation-releases', flag(args, 'deprecation-releases'));
   const opts = { ignore, severity, deprecationReleases };
-  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
   const service = versionedService(catalogue, flag(args, 'service'));
   const baseSpec = flag(args, 'base');
   let result: DiffResult;
@@ -55,7 +56,7 @@ function main(argv: string[]): number {
     const base = openBase(baseSpec, catalogue.dir);
     try {
       // A git revision is extracted to a fresh temporary folder: caching it would only litter the cache.
-      const baseCatalogue = loadCatalogue(base.dir, { modelCache: base.dir === catalogue.dir }).catalogue;
+      const baseCatalogue = loadCatalogue(base.dir, { cacheDir: cacheDirFrom(), modelCache: base.dir === catalogue.dir }).catalogue;
       result = diffCatalogues(baseCatalogue, catalogue, service, base.label, { ...opts, releases: releases.length ? releases : undefined });
     } finally {
       base.dispose();

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalogue } from '../src/catalogue/load.js';
+import { cacheDirFrom } from '../src/config.js';
 import { pinViews } from '../src/catalogue/pin.js';
 import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
@@ -14,7 +15,7 @@ import { asyncApiErrors, redoclyLint, swaggerValidate } from './export-checks.js
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['catalogue']);
-  const { catalogue } = loadCatalogue(flag(args, 'catalogue'));
+  const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
   const releases = [...new Set(catalogue.services.flatMap((s) => s.releases.map((r) => r.id)))];
   const dir = mkdtempSync(join(tmpdir(), 'lint-exports-'));
   let failures = 0;

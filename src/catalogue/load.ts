@@ -42,7 +42,7 @@ export const DEFAULT_CATALOGUE_DIR = fileURLToPath(new URL('../../../catalogue',
 const SCHEMA_FILE = 'schema/catalogue.schema.json';
 
 export interface LoadOptions {
-  /** Folder for the JSON cache; false disables it. Default: configuredCacheDir(). */
+  /** Folder for the JSON cache; false disables it. Default: defaultCacheDir() (the gateway and tools pass --cache-dir / GATEWAY_CACHE_DIR). */
   cacheDir?: string | false;
   /**
    * false: keep no model of this catalogue (a one-off folder, e.g. a git revision extracted for
@@ -64,10 +64,6 @@ export function defaultCacheDir(): string {
   return join(modules, '.cache', 'catalogue-gateway');
 }
 
-/** The cache folder in use: $GATEWAY_CACHE_DIR, else defaultCacheDir(). */
-export function configuredCacheDir(): string {
-  return process.env.GATEWAY_CACHE_DIR || defaultCacheDir();
-}
 
 export interface LoadResult {
   catalogue: Catalogue;
@@ -81,7 +77,7 @@ export interface LoadResult {
 export function loadCatalogue(dir: string = DEFAULT_CATALOGUE_DIR, opts: LoadOptions = {}): LoadResult {
   const root = resolve(dir);
   const { names: files, bytes } = readCatalogueFolder(root);
-  const cacheDir = opts.cacheDir ?? configuredCacheDir();
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
   // The content hash covers the files' names inside the folder and their bytes (for UTF-8 text, the
   // same bytes as the decoded text), not where the folder is: replicas of a fleet that mount the same
   // catalogue at different paths serve the same hash. The cache key adds the folder (messages name

@@ -60,7 +60,7 @@ export function createReloader(startConfig: GatewayConfig, startCatalogue: Catal
       const cfg = keepRestartOnly(steps.reread(), applied, steps.logger);
       const unpinned = !cfg.release.all?.length && !Object.keys(cfg.release.byService).length;
       const spec: ReleaseSpec = unpinned && !cfg.followNewest ? { ...startPin, default: cfg.release.default } : cfg.release;
-      const next = await loadCatalogueOffLoop(cfg.catalogue); // read, parse, check and build on a worker thread
+      const next = await loadCatalogueOffLoop(cfg.catalogue, { cacheDir: cfg.cacheDir }); // read, parse, check and build on a worker thread
       if (expectHash && next.hash !== expectHash) throw new Error(`this replica's catalogue copy has hash ${next.hash}, not the fleet's ${expectHash} (its copy may still be on its way)`);
       const before = steps.serving();
       const pinned = pinReleases(next.catalogue, spec);

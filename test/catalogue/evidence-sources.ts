@@ -4,7 +4,7 @@
 //   connectors binance-modular-connectors-2025-03-28.json (every REST method of the modular JS connectors, after the pin)
 // Signing parameters (timestamp, signature, recvWindow) are left out: service.yaml declares them.
 import { readFileSync } from 'node:fs';
-import { configuredCacheDir } from '../../src/catalogue/load.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { dataFile } from '../helpers/seed.js';
 
@@ -43,7 +43,7 @@ export function loadEvidence(): Record<SourceName, Evidence> {
 }
 
 function openapi(): Evidence {
-  const spec = parseYamlData(readFileSync(dataFile('binance-spot-api-openapi-v1.22.0.yaml'), 'utf8'), configuredCacheDir(), { maxAliasCount: -1 }) as any;
+  const spec = parseYamlData(readFileSync(dataFile('binance-spot-api-openapi-v1.22.0.yaml'), 'utf8'), cacheDirFrom(), { maxAliasCount: -1 }) as any;
   const out: Evidence = new Map();
   for (const [path, ops] of Object.entries<any>(spec.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { configuredCacheDir } from '../../src/catalogue/load.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { REASONS } from '../../src/catalogue/reasons.js';
 import { ROOT } from '../support/processes.js';
@@ -80,7 +80,7 @@ test('each root schema refers to the shared definitions and accepts the files of
     const validate = ajv.compile({ ...root, $id: new URL(name, base).href });
     const files = byKind.get(name.replace('.schema.json', '')) ?? [];
     assert.ok(files.length > 0, `no catalogue file of kind ${name}`);
-    for (const f of files) assert.ok(validate(parseYamlData(readFileSync(f, 'utf8'), configuredCacheDir())), `${relative(ROOT, f)}: ${ajv.errorsText(validate.errors)}`);
+    for (const f of files) assert.ok(validate(parseYamlData(readFileSync(f, 'utf8'), cacheDirFrom())), `${relative(ROOT, f)}: ${ajv.errorsText(validate.errors)}`);
     assert.not.ok(validate({ bogus: 1 }), `${name} rejects an unknown field`);
   }
 });

@@ -6,7 +6,8 @@ import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { DEFAULT_CATALOGUE_DIR, configuredCacheDir, loadCatalogue } from '../../src/catalogue/load.js';
+import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { findService, resolveService, type EndpointAt } from '../../src/catalogue/resolve.js';
 import type { Service } from '../../src/catalogue/model.js';
@@ -208,7 +209,7 @@ lifecycle.run();
 // -------------------------------------------------------------------------------- OpenAPI importer
 
 /** A YAML file's data; unchanged texts come from the parse cache (the same files are read before and after each import). */
-const readYaml = (file: string): any => parseYamlData(readFileSync(file, 'utf8'), configuredCacheDir()); // eslint-disable-line @typescript-eslint/no-explicit-any
+const readYaml = (file: string): any => parseYamlData(readFileSync(file, 'utf8'), cacheDirFrom()); // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const importer = suite('import-openapi');
 

@@ -3,7 +3,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configuredCacheDir } from '../../src/catalogue/load.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { writeAtomically } from '../../src/catalogue/write-atomically.js';
 import { readConfig } from '../../src/config.js';
 import { hashLine } from '../../src/gateway/client-auth/tokens.js';
@@ -27,7 +27,7 @@ export interface KeyFiles { privateFile: string; privatePem: string; publicPem: 
  * pair takes ~0.3 s of CPU, and six files each need two): test keys, never used elsewhere.
  */
 function cachedPair(type: 'rsa' | 'ed25519', name: string, passphrase?: string): { privateKey: string; publicKey: string } {
-  const file = join(configuredCacheDir(), 'test-keys', `${name}.json`);
+  const file = join(cacheDirFrom(), 'test-keys', `${name}.json`);
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch {

@@ -2,7 +2,7 @@
 // and the JSON Schema fragments the catalogue keeps (parameter schemas, request-body schemas). Used by
 // import-openapi.ts.
 import { readFileSync } from 'node:fs';
-import { configuredCacheDir } from '../../src/catalogue/load.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 
 export const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
@@ -43,7 +43,7 @@ export interface OpenApiDocument {
 }
 
 /** Read an OpenAPI 3 document (YAML or JSON) and list its operations with parameters resolved. */
-export function readOpenApi(file: string, cacheDir: string | false = configuredCacheDir()): OpenApiDocument {
+export function readOpenApi(file: string, cacheDir: string | false = cacheDirFrom()): OpenApiDocument {
   const doc = parseYamlData(readFileSync(file, 'utf8'), cacheDir, { maxAliasCount: -1 }) as Record<string, any>;
   if (!doc || typeof doc !== 'object' || !doc.paths) throw new Error(`${file}: not an OpenAPI document (no "paths")`);
   const resolve = (obj: any): any => {
