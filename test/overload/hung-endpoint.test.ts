@@ -29,46 +29,57 @@ test.after(async () => {
 });
 
 const HEALTHY = { 'x-test-delay-ms': '20' };
-const TIMEOUT_MS = 1200;
+const TIMEOUT_MS = 1500;
 const QUEUE_WAIT_MS = 200;
 const CYCLES = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `n` requests to the hung endpoint at once, each on its own connection; `firstShed` settles with the first 503. */
-function hungBurst(n: number): { all: Promise<Result[]>; firstShed: Promise<void>; t0: number } {
+/**
+ * `n` requests to the hung endpoint at once, each on its own connection; `shedDone` settles once the
+ * excess has been shed: 503s came and none came for 100 ms (arrivals, and so their queue waits,
+ * spread out on a busy machine).
+ */
+function hungBurst(n: number): { all: Promise<Result[]>; shedDone: Promise<void>; t0: number } {
   const agent = new Agent({ connections: n, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
-  let shed!: () => void;
-  const firstShed = new Promise<void>((r) => { shed = r; });
+  let lastShed = 0;
   const t0 = performance.now();
   const all = Promise.all(Array.from({ length: n }, () => one(agent, gw.url, '/api/v3/ping', { 'x-test-delay-ms': '60000' }).then((r) => {
-    if (r.status !== 504) shed(); // a 503, or anything unexpected (asserted below): the window may start
+    if (r.status !== 504) lastShed = performance.now(); // a 503, or anything unexpected (asserted below)
     return r;
-  }))).finally(() => { shed(); return agent.close(); });
-  return { all, firstShed, t0 };
+  }))).finally(() => agent.close());
+  const shedDone = (async () => {
+    while (!lastShed || performance.now() - lastShed < 100) await sleep(20);
+  })();
+  return { all, shedDone, t0 };
 }
+
+/** The median over the windows of each window's p99: one stall of the shared machine (it delays all 16 clients at once, a p99's worth of one window) moves one window, not the figure. */
+const medianOfP99 = (windows: Result[][]) => {
+  const p = windows.map((w) => percentile(w, 99)).sort((x, y) => x - y);
+  return p.length % 2 ? p[(p.length - 1) / 2] : (p[p.length / 2 - 1] + p[p.length / 2]) / 2;
+};
 
 test('the healthy route\'s p99 beside a hung one stays within 1.5× of its own; the hung one\'s excess is shed 503 + Retry-After after its queue wait', async () => {
   await steady(gw.url, '/api/v3/time', 16, 500, HEALTHY); // warm
-  const alone: Result[] = [], beside: Result[] = [], sheds: Result[][] = [];
+  const alone: Result[][] = [], beside: Result[][] = [], sheds: Result[][] = [];
   for (let c = 0; c < CYCLES; c++) {
     // 60 at the hung endpoint: its limit (20 at first, less once its timeouts cut it) reach the
     // upstream and meet the deadline (504); the rest wait the queue wait and are shed (503).
-    const { all, firstShed, t0 } = hungBurst(60);
-    await firstShed;
-    await sleep(50); // the rest of the excess, queued alongside, is shed with it
+    const { all, shedDone, t0 } = hungBurst(60);
+    await shedDone;
     // Beside: while the limit's worth hold their slots, ending well before their deadline (the shedding
     // and the 504s are bursts of CPU of their own, which a busy machine would spread into the window).
     const ms = t0 + TIMEOUT_MS - 250 - performance.now();
-    if (ms > 100) beside.push(...await steady(gw.url, '/api/v3/time', 16, ms, HEALTHY));
+    if (ms > 100) beside.push(await steady(gw.url, '/api/v3/time', 16, ms, HEALTHY));
     sheds.push(await all);
     await sleep(150); // the 504s are out
-    if (ms > 100) alone.push(...await steady(gw.url, '/api/v3/time', 16, ms, HEALTHY));
+    if (ms > 100) alone.push(await steady(gw.url, '/api/v3/time', 16, ms, HEALTHY));
   }
-  assert.ok(beside.length > 200 && alone.length > 200, `windows too short on this machine now: ${beside.length} and ${alone.length} requests`);
-  assert.equal(Object.keys(count(alone)), ['200']);
-  assert.equal(Object.keys(count(beside)), ['200'], 'the healthy route refused nothing');
-  const [a, b] = [percentile(alone, 99), percentile(beside, 99)];
-  console.log(`healthy p99 alone ${a.toFixed(1)} ms, beside the hung endpoint ${b.toFixed(1)} ms (${alone.length} and ${beside.length} requests in ${CYCLES} alternating windows)`);
+  assert.ok(beside.length >= 3, `only ${beside.length} windows fitted before the deadline on this machine now`);
+  assert.equal(Object.keys(count(alone.flat())), ['200']);
+  assert.equal(Object.keys(count(beside.flat())), ['200'], 'the healthy route refused nothing');
+  const [a, b] = [medianOfP99(alone), medianOfP99(beside)];
+  console.log(`healthy p99 (median of ${beside.length} alternating windows) alone ${a.toFixed(1)} ms, beside the hung endpoint ${b.toFixed(1)} ms; per window alone ${alone.map((w) => percentile(w, 99).toFixed(0)).join(' ')}, beside ${beside.map((w) => percentile(w, 99).toFixed(0)).join(' ')}`);
   // + 20 ms: the scheduling jitter of a 2-core machine running other test files.
   assert.ok(b <= 1.5 * a + 20, `healthy p99 beside the hung endpoint ${b.toFixed(1)} ms > 1.5 × ${a.toFixed(1)} ms alone + 20 ms`);
   // The first burst: 20 (the starting limit) reached the upstream and met the deadline; the other
