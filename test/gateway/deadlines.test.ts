@@ -19,10 +19,10 @@ test('entries expire in deadline order, each once, not before their deadline', a
   const expired: [string, number][] = [];
   const d = new Deadlines<Entry>((e) => expired.push([e.name, performance.now() - e.due]));
   // Added out of order, as a request that waited behind pipelined ones starts after later arrivals.
-  d.add(entry('b', 40));
-  d.add(entry('c', 60));
-  d.add(entry('a', 20));
-  d.add(entry('d', 50));
+  // Due times from one instant: a busy machine pausing this process between two adds would otherwise
+  // reorder the deadlines themselves (d made 10 ms after c is due after it).
+  const t0 = performance.now();
+  for (const [name, inMs] of [['b', 40], ['c', 60], ['a', 20], ['d', 50]] as const) d.add({ name, due: t0 + inMs });
   // Reference: a plain timer due with the last entry, late by whatever the machine's scheduling adds.
   let plainLate = 0;
   const plainDue = performance.now() + 60;
