@@ -132,6 +132,8 @@ test('--workers 2: two processes serve the port; a worker that dies is replaced'
     }
     assert.is(after.size, 2, `pids after the kill: ${[...after]}`);
     assert.not.ok(after.has(victim), 'the killed worker was replaced');
+    // Log lines are written in batches (up to 1 s): the line may follow the replacement.
+    for (let i = 0; i < 50 && !/exited \(SIGKILL\); starting a replacement/.test(gw.output()); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(gw.output(), /exited \(SIGKILL\); starting a replacement/);
   } finally { await gw.stop(); }
 });

@@ -116,6 +116,8 @@ test('--workers: a worker whose event loop stops is replaced and the gateway kee
       after = workers();
     }
     assert.is(after.length, 2, 'a replacement worker must start');
+    // Log lines are written in batches (up to 1 s): the line may follow the replacement.
+    for (let i = 0; i < 50 && !/event loop blocked for more than 2000 ms; replacing it/.test(gw.output()); i++) await sleep(100);
     assert.match(gw.output(), /event loop blocked for more than 2000 ms; replacing it/);
     // A keep-alive connection the killed worker held dies with it (an HTTP client sees that as a
     // reset); the gateway itself serves on: new connections, each closed after its answer, all 200.
