@@ -5,10 +5,10 @@
 // but a new check must never be skipped because an older loader cached the catalogue.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { markUsed, pruneLeastRecent } from './cache-folder.js';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildService, type RawFile } from './build.js';
+import { markUsed, pruneLeastRecent } from './cache-folder.js';
 import { writeAtomically } from './write-atomically.js';
 import { CatalogueError, type Problem } from './problems.js';
 import { parseYamlFile } from './yaml-file.js';
@@ -63,7 +63,6 @@ export function defaultCacheDir(): string {
   const modules = installed >= 0 ? root.slice(0, installed + `${sep}node_modules`.length) : join(root, 'node_modules');
   return join(modules, '.cache', 'catalogue-gateway');
 }
-
 
 export interface LoadResult {
   catalogue: Catalogue;
@@ -212,4 +211,3 @@ function writeCache(file: string, result: LoadResult): void {
 
 /** Catalogue caches kept, one per catalogue folder (~1 MB for the shipped one). */
 const MAX_CACHED_FOLDERS = 32;
-

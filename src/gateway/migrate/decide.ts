@@ -24,24 +24,29 @@ export interface PlanWords {
   signed: string;
 }
 
+/** The changes a plan applies, as X-Gateway-Migrated and the plan explanations name them: "<release> <change id>[, …]". */
+export const appliedChanges = (plan: Plan): string => plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
+
+/** "; use <replacement>" after a refusal's reason, or nothing. */
+export const useInstead = (replacement?: string): string => (replacement ? `; use ${replacement}` : '');
+
 export function decide(plan: Plan, holdsKey: boolean, words: PlanWords): PlanDecisions {
-  const header = plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
-  const use = (replacement?: string) => (replacement ? `; use ${replacement}` : '');
+  const header = appliedChanges(plan);
   let refusal: string | null = null;
   let refuseChanged: string | null = null;
   const becomes = `${words.operation} at ${plan.release} becomes ${words.target} at ${plan.upstreamRelease} (${header})`;
   if (plan.refuse) {
-    refusal = `${words.operation} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${use(plan.refuse.replacement)}`;
+    refusal = `${words.operation} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`;
   } else if (!holdsKey && plan.security.to === 'SIGNED' && plan.security.from !== 'SIGNED') {
-    refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${use(words.target)}`;
+    refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${useInstead(words.target)}`;
   } else if (!holdsKey && plan.needsKey) {
-    refuseChanged = `${becomes}, which changes the ${words.signed}; the gateway holds no key to sign it again (signing mode), so it is not forwarded${use(words.target)}`;
+    refuseChanged = `${becomes}, which changes the ${words.signed}; the gateway holds no key to sign it again (signing mode), so it is not forwarded${useInstead(words.target)}`;
   }
   return {
     header, refusal, refuseChanged,
     guards: plan.guards.map((g) => ({
       parameter: g.parameter, values: new Set(g.values),
-      message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${use(g.replacement)}`,
+      message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${useInstead(g.replacement)}`,
     })),
     answer: plan.answer.length ? plan.answer : null,
   };

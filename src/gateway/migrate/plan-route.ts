@@ -4,6 +4,7 @@
 import { composePlan, endpointAt, upstreamIndex } from '../../catalogue/changes/compose.js';
 import { operationKind } from '../../catalogue/changes/ws-operations.js';
 import type { GatewayState, Served } from '../state.js';
+import { appliedChanges, useInstead } from './decide.js';
 
 export function planAnswer(state: GatewayState, query: Record<string, unknown>): { status: number; body: unknown } {
   const release = query.release === undefined ? undefined : String(query.release);
@@ -30,8 +31,7 @@ function websocketPlanAnswer(served: Served, operation: string): { status: numbe
   const plan = upstream === undefined ? null : composePlan(view.service, operation, view.at, upstreamIndex(view.service, upstream));
   const at = view.release?.id ?? null;
   if (!plan) return { status: 200, body: { release: at, operation, plan: null, decision: 'relayed as it is: nothing changes for it up to the upstream\'s release' } };
-  const applied = plan.applied.map((a) => `${a.release} ${a.id}`).join(', ');
-  const decision = plan.refuse ? `refused 410: removed in ${plan.refuse.release}: ${plan.refuse.reason}${plan.refuse.replacement ? `; use ${plan.refuse.replacement}` : ''}`
-    : `migrated to ${plan.path} (${applied})${plan.needsKey ? '; a frame the client signed is carried only in signing mode (the gateway verifies it and signs again), else answered 410' : ''}`;
+  const decision = plan.refuse ? `refused 410: removed in ${plan.refuse.release}: ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`
+    : `migrated to ${plan.path} (${appliedChanges(plan)})${plan.needsKey ? '; a frame the client signed is carried only in signing mode (the gateway verifies it and signs again), else answered 410' : ''}`;
   return { status: 200, body: { release: at, operation, decision, plan } };
 }

@@ -18,7 +18,7 @@ import type { Inspect } from '../../upstream/ws-relay.js';
 import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
 import { envelope, GatewayError } from '../errors.js';
 import { migrateData } from '../migrate/answer.js';
-import { decide, type PlanDecisions } from '../migrate/decide.js';
+import { decide, useInstead, type PlanDecisions } from '../migrate/decide.js';
 import { supplyParams, type WsSigning } from './frame-signing.js';
 import { WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
 import type { StreamCheck, StreamMatcher } from './stream-names.js';
@@ -72,7 +72,6 @@ export interface FrameMigrationOptions {
 type Id = string | number | null;
 const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' ? v : null);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const use = (replacement?: string) => (replacement ? `; use ${replacement}` : '');
 
 /** The migrations of one served release's view, or null when nothing of its websockets changes. */
 export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): FrameMigrations | null {
@@ -90,7 +89,7 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
   const streams = new Map<string, string>();
   for (const s of view.streams) {
     const plan = composePlan(service, `${STREAM}${s.name}`, view.at, u);
-    if (plan?.refuse) streams.set(s.name, `the upstream (which speaks ${plan.upstreamRelease}) no longer has stream ${s.name} since ${plan.refuse.release}: ${plan.refuse.reason}${use(plan.refuse.replacement)}`);
+    if (plan?.refuse) streams.set(s.name, `the upstream (which speaks ${plan.upstreamRelease}) no longer has stream ${s.name} since ${plan.refuse.release}: ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`);
   }
   if (!methods.size && !streams.size) return null;
   let head: WsApiChecker | undefined;
