@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       process.once('SIGINT', () => process.exit(1));
       process.once('SIGTERM', () => process.exit(1));
       running.close().then(() => process.exit(0), () => process.exit(1));
-      setTimeout(() => process.exit(0), config.shutdownGraceMs + 2000).unref();
+      setTimeout(() => process.exit(0), config.acceptGraceMs + config.shutdownGraceMs + 2000).unref();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -120,7 +120,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
   const stop = () => {
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
-    setTimeout(() => process.exit(0), config.shutdownGraceMs + 3000).unref();
+    setTimeout(() => process.exit(0), config.acceptGraceMs + config.shutdownGraceMs + 3000).unref();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -82,6 +82,8 @@ export interface GatewayConfig {
   routeQueueWaitMs: number;
   /** How long a stopping gateway waits for in-flight requests (ms). */
   shutdownGraceMs: number;
+  /** After SIGTERM, how long the listener stays open for a passive load balancer to stop sending (ms); 0 = closed at once. */
+  acceptGraceMs: number;
   /** Under --workers: a worker whose event loop is blocked this long is replaced (ms). */
   workerStallMs: number;
   /** Worker threads running transaction builds (per process). */

@@ -44,8 +44,11 @@ export interface RunningGateway {
   logger: Logger;
   /** False until listening, and again once draining began: /_gateway/ready answers 503 then. */
   ready(): boolean;
-  /** Stop accepting, let in-flight requests finish (at most `graceMs`, default the configured grace), close everything. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Stop accepting (after handing over for `acceptGraceMs`, default --accept-grace), let in-flight
+   * requests finish (at most `graceMs`, default --shutdown-grace), close everything.
+   */
+  close(graceMs?: number, acceptGraceMs?: number): Promise<void>;
   /** Load, check and compile the catalogue and configuration again; swap only if all of it is valid. */
   reload(trigger?: string): Promise<ReloadOutcome>;
 }
@@ -150,7 +153,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     catalogue: loaded.catalogue,
     logger,
     ready: () => ready,
-    close: (graceMs = reloader.config().shutdownGraceMs) => (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits, fleet }, graceMs))),
+    close: (graceMs = reloader.config().shutdownGraceMs, acceptGraceMs = reloader.config().acceptGraceMs) =>
+      (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
 }

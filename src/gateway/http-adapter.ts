@@ -17,6 +17,7 @@ import { cancel, failSafely } from './failure-answer.js';
 import { connFor, connOf, next, wait, type Conn, type TrackedSocket } from './pipelining.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
+import { HandOver } from './hand-over.js';
 import { ownHeaders } from './own-headers.js';
 import { runPipeline, type Exchange } from './pipeline.js';
 import { assignIdentity, identityOf } from './request-id.js';
@@ -38,13 +39,17 @@ export interface HttpAdapter {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   /** Requests in progress (for draining). */
   inFlight(): number;
+  /** A stopping gateway that still accepts (--accept-grace): the drain switches it on. */
+  readonly handOver: HandOver;
 }
+
 
 /** An exchange with its place among the deadlines: one object per request. */
 type TimedExchange = Exchange & Deadline;
 
 export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   let inFlight = 0;
+  const handOver = new HandOver();
   const deadlines = new Deadlines<TimedExchange>(expire);
 
   function handler(req: IncomingMessage, res: ServerResponse): void {
@@ -76,6 +81,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       inFlight--;
       next(o, conn, socket, o.maxPipelined, start);
     };
+    if (handOver.active) res.shouldKeepAlive = false;
     if ((req.url ?? '').startsWith('/_gateway/')) {
       res.once('close', () => {
         recordRequest(o, req, res, arrived);
@@ -95,19 +101,14 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     });
     let run: Promise<void>;
     try {
+      const refusal = handOver.refusal(req.method);
+      if (refusal) throw refusal;
       const chosen = o.select(req);
       run = 'error' in chosen ? Promise.reject(refuseRelease(ex, chosen)) : runPipeline(chosen.served.program, ex);
     } catch (e) {
       run = Promise.reject(e); // the connection boundary: whatever selection throws is an answer, never a crash
     }
     run.catch((e) => failSafely(ex, e, o.logger));
-  }
-
-  /** A release not served: answered in the envelope of the service owning the path. */
-  function refuseRelease(ex: Exchange, chosen: Extract<Selection, { error: unknown }>): unknown {
-    ex.view = chosen.view;
-    ex.own = ownHeaders(chosen.served.program.cors, ex.req.headers.origin, chosen.view, undefined);
-    return chosen.error;
   }
 
   /** The deadline passed: answer 408/504 if nothing was sent yet, else cut the answer. */
@@ -120,5 +121,13 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     else failSafely(ex, reason, o.logger);
   }
 
-  return { handler, inFlight: () => inFlight };
+  return { handler, inFlight: () => inFlight, handOver };
 }
+
+/** A release not served: answered in the envelope of the service owning the path. */
+function refuseRelease(ex: Exchange, chosen: Extract<Selection, { error: unknown }>): unknown {
+  ex.view = chosen.view;
+  ex.own = ownHeaders(chosen.served.program.cors, ex.req.headers.origin, chosen.view, undefined);
+  return chosen.error;
+}
+

@@ -1,19 +1,20 @@
 // Lifecycle: SIGTERM to `npm start` stops the gateway (no orphan holding the port); a drain ends as
 // soon as in-flight work is done; /_gateway/ready says 503 once draining; under --workers a worker
-// whose event loop stops is replaced.
+// whose event loop stops is replaced; with --accept-grace a stopping gateway hands over to the
+// other replicas before it closes its listener.
 import { execFileSync, spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { get, type ClientRequest } from 'node:http';
+import { get, request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
-import { gatewayAt } from '../support/gateway.js';
+import { API_KEY, gatewayAt, SECRET, signed, ts } from '../support/gateway.js';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 
 const test = suite('shutdown and workers');
 let upstream: Upstream;
 
-test.before(async () => { upstream = await startUpstream({}); });
+test.before(async () => { upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } }); });
 test.after(async () => { await upstream.stop(); });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -94,6 +95,47 @@ test('/_gateway/ready: 200 while serving, 503 once draining (asked on a pipeline
   const statuses = [...answers.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
   assert.equal(statuses, ['200', '503'], answers);
   s.destroy();
+});
+
+/** One request on its own connection: status, headers, body. */
+function once(url: string, method: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { method, headers, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    }).on('error', reject).end();
+  });
+}
+
+test('--accept-grace: a stopping gateway refuses what a balancer retries elsewhere, serves orders, and closes its listener once no connection comes', async () => {
+  const lines: string[] = [];
+  const gw = await gatewayAt('3.12.0', upstream.url, ['--accept-grace', '20000', '--rate-limit', 'off'], { logger: createLogger('info', (l) => lines.push(l)) });
+  await upstream.reset();
+  const closing = gw.close();
+  assert.is(gw.ready(), false);
+  assert.is((await once(`${gw.url}/_gateway/ready`, 'GET')).status, 503, 'readiness says draining');
+  // Idempotent: refused before anything is forwarded, with what a balancer needs to retry elsewhere.
+  for (const method of ['GET', 'DELETE']) {
+    const path = method === 'GET' ? '/api/v3/ping' : `/api/v3/order?${signed(`symbol=BNBUSDT&orderId=1&${ts()}`)}`;
+    const res = await once(`${gw.url}${path}`, method, { 'x-mbx-apikey': API_KEY });
+    assert.is(res.status, 503, `${method}: ${res.body}`);
+    assert.is(res.headers['retry-after'], '1');
+    assert.is(res.headers.connection, 'close');
+    assert.match(res.body, /stopping: a (GET|DELETE) request is left to another replica \(nothing was forwarded\)/);
+  }
+  // An order (a balancer does not retry a POST) is served, and its connection closed after it.
+  const order = await once(`${gw.url}/api/v3/order?${signed(`symbol=BNBUSDT&side=BUY&type=MARKET&quantity=1&${ts()}`)}`, 'POST', { 'x-mbx-apikey': API_KEY });
+  assert.is(order.status, 200, order.body);
+  assert.is(order.headers.connection, 'close');
+  assert.equal((await upstream.records()).map((r) => r.method), ['POST'], 'only the order reached the upstream');
+  // Quiet since the order: the listener closes (250 ms without a connection), long before the 20 s grace.
+  const quietFrom = performance.now();
+  await closing;
+  const took = performance.now() - quietFrom;
+  assert.ok(took < 10_000, `closed ${took.toFixed(0)} ms after the last connection: the 20 s grace, not the quiet, ended it`);
+  assert.ok(await refuses(gw.url), 'the listener is closed');
+  assert.ok(lines.some((l) => /listener closed after \d+ ms \(no new connection\); 2 request\(s\) left to other replicas/.test(l)), lines.join('\n'));
 });
 
 test('--workers: a worker whose event loop stops is replaced and the gateway keeps serving', async () => {

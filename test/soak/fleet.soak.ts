@@ -30,7 +30,7 @@ const NO_LEARNING = { 'x-test-used-weight': '1' }; // the stub would otherwise r
 
 async function startReplica(i: number): Promise<Proc> {
   const args = ['--port', String(ports[i]), '--release', '3.12.0', '--catalogue', cat.dir, '--upstream', `exchange=${upstream.url}`,
-    '--rate-limit-store', redis.url, '--rate-limit-redis-timeout', '2000', '--fleet', redis.url, '--shutdown-grace', '5000', '--log-level', 'warn'];
+    '--rate-limit-store', redis.url, '--rate-limit-redis-timeout', '2000', '--fleet', redis.url, '--shutdown-grace', '5000', '--accept-grace', '2000', '--log-level', 'warn'];
   return startProcess(`${ROOT}dist/src/cli.js`, args, /listening on (http:\/\/\S+)/, { GATEWAY_BUILDER_PRIORITY: 'normal' }, 20_000);
 }
 
@@ -129,7 +129,9 @@ test('rolling restart under steady load: 0 failed requests, no order sent twice'
   await new Promise((r) => setTimeout(r, 1000));
   for (let i = 0; i < 3; i++) {
     mark(`stop ${i} port ${ports[i]}`);
-    await replicas[i]!.stop(); // SIGTERM: readiness 503, in-flight requests finish, then exit
+    // SIGTERM: readiness 503; GETs 503 (nginx retries them on another and marks this one down), orders
+    // served, until no connection comes for 250 ms; then the listener closes, in-flight requests finish, exit.
+    await replicas[i]!.stop();
     mark(`stopped ${i}`);
     replicas[i] = await startReplica(i);
     mark(`listening ${i}`);

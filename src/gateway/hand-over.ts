@@ -1,0 +1,22 @@
+// A stopping gateway that still accepts (--accept-grace): the answers that let a load balancer with
+// passive health checks take this replica out before its listener closes (src/server/drain.ts).
+import { GatewayError } from './errors.js';
+
+/** Methods RFC 9110 calls idempotent: the ones nginx, HAProxy and Envoy retry on another server after a 503. */
+const RETRIED_ELSEWHERE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+export class HandOver {
+  /** Set once the drain begins: every answer closes its connection from then on. */
+  active = false;
+  /** Requests refused so far (each has its access line and a debug line; the drain sums them up). */
+  refused = 0;
+
+  /** The 503 for a request a balancer retries elsewhere, before anything is forwarded (so a retry cannot send it twice). */
+  refusal(method: string | undefined): GatewayError | undefined {
+    if (!this.active || !RETRIED_ELSEWHERE.has(method ?? '')) return undefined;
+    this.refused++;
+    const e = new GatewayError('overloaded', `this gateway is stopping: a ${method} request is left to another replica (nothing was forwarded); retry`, { 'retry-after': '1', connection: 'close' });
+    e.quiet = true; // expected while stopping: the drain's summary line counts them
+    return e;
+  }
+}
