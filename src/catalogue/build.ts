@@ -2,8 +2,10 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type {
-  BuilderDef, Constraint, Endpoint, EnumDef, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, Weight, WsMethod,
+  BuilderDef, Constraint, Endpoint, EnumDef, KeepAlive, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, Weight, WsMethod,
 } from './model.js';
+import { durationSeconds } from './duration.js';
+import { listenKeyOf, takesListenKey } from './user-data-streams.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
 import { releaseIdProblem } from './release-id.js';
@@ -183,6 +185,7 @@ class ServiceBuilder {
     this.checkWebsocketPaths();
     for (const f of this.files.get('endpoints') ?? []) this.endpoints(f, defaultIn);
     this.rateLimits(sf, dense(s.rateLimits ?? []));
+    this.checkKeepAlive();
     this.checkParameterEnums();
     this.compileSchemas();
     this.checkEndpointDuplicates();
@@ -380,9 +383,8 @@ class ServiceBuilder {
     for (const r of list) {
       const path = ['rateLimits', all.indexOf(r)];
       const what = `rate limit ${r.kind} per ${r.interval}`;
-      const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[String(r.interval).slice(-1)] ?? 1;
       const limit: RateLimit = {
-        ...this.lifecycle(sf, path, r, what), kind: r.kind, interval: r.interval, seconds: parseInt(r.interval, 10) * unit,
+        ...this.lifecycle(sf, path, r, what), kind: r.kind, interval: r.interval, seconds: durationSeconds(r.interval),
         limit: r.limit, countedBy: r.countedBy, counts: r.counts, pathPrefix: r.pathPrefix, header: r.header,
       };
       (r.counts ?? []).forEach((k: string, i: number) => {
@@ -416,6 +418,7 @@ class ServiceBuilder {
     Object.assign(this.svc.placeholders, file.placeholders ?? {});
     const streams: Stream[] = dense(file.streams.map((s, i) => ({
       ...this.lifecycle(f, ['streams', i], s, `stream ${s.name}`), name: s.name, description: s.description,
+      ...(s.keepAlive && { keepAlive: this.keepAlive(f, ['streams', i, 'keepAlive'], s.name, s.keepAlive) }),
     })));
     this.checkOverlaps(streams, (s) => s.name, f, 'duplicate stream');
     file.streams.forEach((s, i) => {
@@ -427,6 +430,34 @@ class ServiceBuilder {
       if (ph.enum && !this.svc.enums[ph.enum]) this.problem(f, ['placeholders', name, 'enum'], `placeholder <${name}>: enum "${ph.enum}" does not exist in enums.yaml`);
     }
     this.svc.streams.push(...streams);
+  }
+
+  /** A user-data stream's keep-alive: on a listen-key template, more often than the upstream expires the key. */
+  private keepAlive(f: RawFile, path: (string | number)[], stream: string, k: Omit<KeepAlive, 'intervalMs'>): KeepAlive {
+    const intervalMs = durationSeconds(k.interval) * 1000;
+    if (!listenKeyOf(stream)) {
+      this.problem(f, path, `stream ${stream}: keepAlive applies to user-data streams (a template that is one placeholder, the listen key); here the gateway would ignore it`);
+    } else if (intervalMs >= durationSeconds(k.expiresAfter) * 1000) {
+      this.problem(f, [...path, 'interval'], `stream ${stream}: keepAlive.interval ${k.interval} must be shorter than keepAlive.expiresAfter ${k.expiresAfter}: the upstream would close the stream between two keep-alives`);
+    }
+    return { ...k, intervalMs };
+  }
+
+  /**
+   * A user-data stream whose listen key a PUT endpoint keeps alive must say how often (without it the
+   * upstream would close the stream under its client), and a keepAlive nothing would send is refused.
+   */
+  private checkKeepAlive() {
+    for (const s of this.svc.streams) {
+      const param = listenKeyOf(s.name);
+      if (!param) continue;
+      const put = this.svc.endpoints.find((e) => e.method === 'PUT' && e.security.some((sec) => takesListenKey(sec.scheme, e.parameters, param)));
+      if (put && !s.keepAlive) {
+        this.problems.push({ ...s.at, message: `stream ${s.name}: keepAlive missing: ${put.key} keeps its listen key alive, so the stream must say how often and when the upstream expires the key (keepAlive: { interval, expiresAfter }, durations as in rateLimits)` });
+      } else if (!put && s.keepAlive) {
+        this.problems.push({ ...s.at, message: `stream ${s.name}: keepAlive (interval ${s.keepAlive.interval}): no API_KEY PUT endpoint requires parameter ${param}, so the gateway would never send it` });
+      }
+    }
   }
 
   private wsApi(f: RawFile) {

@@ -17,7 +17,7 @@ import { readCatalogueFolder } from './catalogue-files.js';
 import type { Catalogue } from './model.js';
 
 /** Bump when the model's shape changes, so older caches are ignored. */
-const MODEL_VERSION = '3';
+const MODEL_VERSION = '4';
 
 let loaderHash: string | undefined;
 /**

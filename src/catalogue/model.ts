@@ -132,6 +132,23 @@ export interface Placeholder {
 export interface Stream extends Lifecycle {
   name: string;
   description?: string;
+  /** User-data streams (a template that is one placeholder, the listen key): how the gateway keeps a held key alive. */
+  keepAlive?: KeepAlive;
+}
+
+/**
+ * The upstream closes a user-data stream some time after its last keep-alive; the gateway sends the
+ * keep-alive endpoint more often than that while a client holds the stream.
+ */
+export interface KeepAlive {
+  /** As written (30m): how often the gateway sends the keep-alive. */
+  interval: string;
+  /** As written (60m): how long after the last keep-alive the upstream closes the stream. */
+  expiresAfter: string;
+  /** Derived: interval in milliseconds. */
+  intervalMs: number;
+  source?: string;
+  note?: string;
 }
 
 export interface WsMethod extends Lifecycle {
