@@ -33,7 +33,7 @@ export interface WebsocketOptions {
   /** [wssign] Signing mode and client tokens (SecurityHooks.websocket), and the served program's cross-site guard. */
   security?: WsSecurity;
   crossSite?: CrossSiteGuard;
-  /** [wssign] Keep-alive interval of user-data streams in signing mode (default 30 minutes, the exchange's). */
+  /** [wssign] Tests only: keep-alive interval of user-data streams in signing mode (default: the catalogue's keepAlive.interval). */
   userDataKeepAliveMs?: number;
   /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
   upstreamRelease?: ReadonlyMap<string, string>;

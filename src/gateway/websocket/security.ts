@@ -31,7 +31,7 @@ export interface WsSecurityOptions {
   upstreams: Record<string, string>;
   timeoutMs: number;
   logger: Logger;
-  /** Keep-alive interval of user-data streams (default: the exchange's, 30 minutes). */
+  /** Tests only: keep-alive interval of user-data streams (default: the stream's keepAlive.interval in the catalogue). */
   userDataKeepAliveMs?: number;
 }
 

@@ -7,23 +7,20 @@
 //
 // Which endpoints: the stream template that is a single placeholder (`<listenKey>`) names the
 // parameter; the served API_KEY endpoints requiring that parameter are the keep-alive (PUT) and the
-// close (DELETE). The listen key is a credential of its own: it is never logged.
+// close (DELETE). How often: the stream's keepAlive.interval in the catalogue (the loader requires
+// it wherever such a PUT exists). The listen key is a credential of its own: it is never logged.
 import type { ReleaseView } from '../../catalogue/resolve.js';
+import { listenKeyOf, takesListenKey } from '../../catalogue/user-data-streams.js';
 import type { Logger } from '../../log.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import { upstreamBase } from '../../upstream/upstream-base.js';
-
-/**
- * The exchange's keep-alive interval: a listen key expires 60 minutes after its last keep-alive,
- * and the upstream docs (user-data-stream.md) advise one every 30 minutes.
- */
-export const LISTEN_KEY_KEEPALIVE_MS = 30 * 60_000;
 
 export interface UserDataOptions {
   view: ReleaseView;
   /** Upstream overrides ("<service>" → the REST base URL). */
   upstreams: Record<string, string>;
   apiKey: Secret;
+  /** Tests only: a shorter keep-alive interval than the catalogue's, to see keep-alives happen. */
   intervalMs?: number;
   timeoutMs: number;
   logger: Logger;
@@ -39,17 +36,17 @@ export interface UserDataKeeper {
 /** The keeper of a view's user-data streams, or undefined when its catalogue has none (or no keep-alive endpoint). */
 export function userDataKeeper(opts: UserDataOptions): UserDataKeeper | undefined {
   const { view, logger } = opts;
-  const template = view.streams.find((s) => /^<\w+>$/.test(s.name))?.name;
+  const stream = view.streams.find((s) => listenKeyOf(s.name));
   const base = upstreamBase(view.service, 'rest', opts.upstreams);
   const header = view.service.apiKeyHeader;
-  if (!template || !base || !header) return undefined;
-  const param = template.slice(1, -1);
-  const takes = (method: string) => view.served.find((e) => e.endpoint.method === method && e.security === 'API_KEY'
-    && e.parameters.some((p) => p.name === param && p.required));
+  if (!stream || !base || !header) return undefined;
+  const template = stream.name;
+  const param = listenKeyOf(template)!;
+  const takes = (method: string) => view.served.find((e) => e.endpoint.method === method && takesListenKey(e.security, e.parameters, param));
   const keepAlive = takes('PUT');
   const closer = takes('DELETE');
-  if (!keepAlive || !closer) return undefined;
-  const intervalMs = opts.intervalMs ?? LISTEN_KEY_KEEPALIVE_MS;
+  const intervalMs = opts.intervalMs ?? stream.keepAlive?.intervalMs;
+  if (!keepAlive || !closer || !intervalMs) return undefined;
   const held = new Map<string, { count: number; timer: NodeJS.Timeout }>();
 
   /** One request to the upstream; failures are logged (without the key) and do not throw. */
