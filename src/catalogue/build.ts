@@ -17,6 +17,9 @@ import type { ParsedYaml } from './yaml-file.js';
 import { readChanges } from './changes/read.js';
 import { NO_CHANGES } from './changes/types.js';
 
+/** setTimeout/setInterval's longest delay (2^31 − 1 ms); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface RawFile extends ParsedYaml {
   /** Path inside the service folder, e.g. "endpoints/market.yaml". */
   path: string;
@@ -437,6 +440,8 @@ class ServiceBuilder {
     const intervalMs = durationSeconds(k.interval) * 1000;
     if (!listenKeyOf(stream)) {
       this.problem(f, path, `stream ${stream}: keepAlive applies to user-data streams (a template that is one placeholder, the listen key); here the gateway would ignore it`);
+    } else if (intervalMs > MAX_TIMER_MS) {
+      this.problem(f, [...path, 'interval'], `stream ${stream}: keepAlive.interval ${k.interval} is longer than a timer can wait (about 24 days): Node would fire it every millisecond instead`);
     } else if (intervalMs >= durationSeconds(k.expiresAfter) * 1000) {
       this.problem(f, [...path, 'interval'], `stream ${stream}: keepAlive.interval ${k.interval} must be shorter than keepAlive.expiresAfter ${k.expiresAfter}: the upstream would close the stream between two keep-alives`);
     }

@@ -78,6 +78,10 @@ test('a keepAlive interval not shorter than the expiry it protects against', () 
   assert.equal(problems(demo('demo', '{ interval: 60m, expiresAfter: 60m }')), [refusal('60m', '60m')]);
   assert.equal(problems(demo('demo', '{ interval: 2h, expiresAfter: 60m }')), [refusal('2h', '60m')]);
   assert.equal(problems(demo('demo', '{ interval: 3601s, expiresAfter: 1h }')), [refusal('3601s', '1h')]);
+  // Past a timer's longest delay Node would keep the key alive every millisecond: refused, whatever the expiry.
+  assert.equal(problems(demo('demo', '{ interval: 25d, expiresAfter: 30d }')), [
+    'demo/streams.yaml:8: stream <listenKey>: keepAlive.interval 25d is longer than a timer can wait (about 24 days): Node would fire it every millisecond instead',
+  ]);
 });
 
 test('a keepAlive the gateway would ignore is refused: on a stream that is not a listen key, with no keep-alive endpoint', () => {
