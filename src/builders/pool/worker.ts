@@ -16,7 +16,11 @@ if (settings.executionBudget) setExecutionBudget(settings.executionBudget);
 
 // Before its first build, the thread drops to the priority it was given (by default nice 19,
 // ./background-priority.ts): when cores are short, the kernel serves the request loop first.
-await setThreadPriority(settings.priority);
+// Awaited in build(), not at the top level: a module with top-level await evaluates
+// asynchronously, and a worker terminated during that (a build's deadline, a shutdown, while the
+// machine is busy) aborts the whole process in V8 on Node 20 ("Check failed: (location_) !=
+// nullptr" in SourceTextModule::ExecuteAsyncModule, nodejs/node#43182): seen in a test run.
+const prioritySet = setThreadPriority(settings.priority);
 
 const registry: Promise<PluginRegistry> = import(settings.pluginsModule).then((m: { default?: PluginRegistry; builtinPlugins?: PluginRegistry }) => {
   const plugins = m.default ?? m.builtinPlugins;
@@ -25,6 +29,7 @@ const registry: Promise<PluginRegistry> = import(settings.pluginsModule).then((m
 });
 
 export default async function build(task: BuildTask): Promise<WorkerAnswer> {
+  await prioritySet;
   const plugin = (await registry).get(task.builder);
   if (!plugin) throw new Error(`no builder plugin "${task.builder}" in this worker`);
   try {

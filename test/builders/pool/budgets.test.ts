@@ -19,7 +19,11 @@ test.before(async () => {
 });
 test.after(() => pool.close());
 
-/** The main loop's lag during a refusal, less its lag idling just before (the machine's share). */
+/**
+ * The main loop's lag during a refusal, less its lag idling just before (the machine's share). Run
+ * on the main loop, a build would block it for its whole time: the tests allow half of that (at
+ * least 250 ms), which scheduling on a busy machine stays under.
+ */
 async function refused(builder: string, body: unknown): Promise<{ error: BudgetExceededError; ms: number; maxLagMs: number }> {
   const idle = await idleLag();
   const started = performance.now();
@@ -36,14 +40,14 @@ test('mint_tokens with the omega policy: BudgetExceeded naming mint #0 and the b
   assert.is(error.status, 400);
   assert.match(error.message, /^toMintAsset: script execution budget exceeded: mint redeemer #0 \(toMintAsset\) ran out of the execution budget \(mem 14000000, steps 10000000000/);
   assert.ok(ms < 2000, `took ${ms} ms`);
-  assert.ok(maxLagMs < 250, `main loop lagged ${maxLagMs} ms more than idle`);
+  assert.ok(maxLagMs < Math.max(250, ms / 2), `main loop lagged ${maxLagMs.toFixed(0)} ms more than idle during a ${ms.toFixed(0)} ms build`);
 });
 
 test('unlock_fund with the omega spending script: BudgetExceeded naming spend #n, < 2 s', async () => {
   const { error, ms, maxLagMs } = await refused('unlock_fund', omegaUnlockRequest());
   assert.match(error.message, /^scriptUtxo: script execution budget exceeded: spend redeemer #\d+ \(scriptUtxo\) ran out of the execution budget/);
   assert.ok(ms < 2000, `took ${ms} ms`);
-  assert.ok(maxLagMs < 250, `main loop lagged ${maxLagMs} ms more than idle`);
+  assert.ok(maxLagMs < Math.max(250, ms / 2), `main loop lagged ${maxLagMs.toFixed(0)} ms more than idle during a ${ms.toFixed(0)} ms build`);
 });
 
 test('a configured budget below what a script uses refuses it with the usage and the budget', async () => {

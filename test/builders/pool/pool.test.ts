@@ -56,7 +56,9 @@ test('a build past the deadline: BuilderDeadlineError, worker replaced, next bui
     assert.is((error as BuilderDeadlineError).status, 503);
     assert.match((error as Error).message, new RegExp(`^transaction: spin did not finish within the ${deadlineMs} ms build deadline`));
     assert.ok(ms < deadlineMs + 500 + idle, `answered after ${ms} ms (deadline ${deadlineMs} ms, idle lag ${idle.toFixed(0)} ms)`);
-    assert.ok(maxLagMs < 250 + idle, `main loop lagged ${maxLagMs} ms (idle lag ${idle.toFixed(0)} ms)`);
+    // Run on the main loop, the spin would have blocked it for the whole deadline; scheduling on a busy
+    // machine (two busy loops beside the suite) showed lags of ~300 ms. Half the build's time separates them.
+    assert.ok(maxLagMs < Math.max(250, ms / 2) + idle, `main loop lagged ${maxLagMs.toFixed(0)} ms during a ${ms.toFixed(0)} ms build (idle lag ${idle.toFixed(0)} ms)`);
     // The stuck thread is gone: a fresh one answers the next build.
     const after = (await pool.run('whoami', {})) as { threadId: number };
     assert.ok(after.threadId !== before.threadId, `thread ${after.threadId} replaced thread ${before.threadId}`);
