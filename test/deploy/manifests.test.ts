@@ -82,7 +82,7 @@ test('the gateway container: flags the gateway accepts, probes on its health rou
   assert.is(c.readinessProbe.httpGet.path, '/_gateway/ready');
   assert.is(c.livenessProbe.httpGet.path, '/_gateway/health');
   const preStop = Number(c.lifecycle.preStop.exec.command.at(-1));
-  assert.ok(pod.terminationGracePeriodSeconds > preStop + cfg.shutdownGraceMs / 1000, 'Kubernetes waits longer than preStop plus the gateway\'s drain');
+  assert.ok(pod.terminationGracePeriodSeconds > preStop + (cfg.acceptGraceMs + cfg.shutdownGraceMs) / 1000, 'Kubernetes waits longer than preStop plus the gateway\'s hand-over and drain');
   assert.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory);
   assert.is(pod.securityContext.runAsNonRoot, true);
 });
