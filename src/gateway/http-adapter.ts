@@ -43,7 +43,6 @@ export interface HttpAdapter {
   readonly handOver: HandOver;
 }
 
-
 /** An exchange with its place among the deadlines: one object per request. */
 type TimedExchange = Exchange & Deadline;
 
@@ -130,4 +129,3 @@ function refuseRelease(ex: Exchange, chosen: Extract<Selection, { error: unknown
   ex.own = ownHeaders(chosen.served.program.cors, ex.req.headers.origin, chosen.view, undefined);
   return chosen.error;
 }
-
