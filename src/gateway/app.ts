@@ -14,6 +14,7 @@ import type { TokenEntry } from './client-auth/tokens.js';
 import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
 import { Metrics } from './metrics.js';
 import { Admission, type AdmissionSettings } from './admission/admission.js';
+import { HandOver } from './hand-over.js';
 import { RefusalSummary } from './overload/refusal-summary.js';
 import { ownHeaders } from './own-headers.js';
 import type { Hook, Program } from './pipeline.js';
@@ -62,6 +63,8 @@ export interface Gateway {
   /** The default release's program (tests and benches). */
   program: Program;
   adapter: HttpAdapter;
+  /** A stopping gateway that still accepts (--accept-grace): the drain switches it on. */
+  handOver: HandOver;
   /** Compile a new state (throws on any problem, leaving the current one serving) and swap it in. */
   swap(pinned: PinnedReleases, changes: Partial<Omit<GatewayOptions, 'pinned'>>): GatewayState;
   /** The upstream pool serving now (a reload that changes the deadline, the pool size or the upstreams brings a new one). */
@@ -76,12 +79,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const refusals = new RefusalSummary(opts.logger);
   const admission = new Admission(opts.admission, refusals);
   admission.observe(metrics);
+  const handOver = new HandOver();
   const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
     // One ajv for every release (identical schemas compile once); route tables of releases other
     // than the default are built on their first request.
     const ajv = sharedAjv();
     const served = pinned.served.map((r) => ({
-      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, ajv, lazyTable: r !== pinned.default }),
+      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, handOver, ajv, lazyTable: r !== pinned.default }),
     }));
     admission.configure(options.admission);
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
@@ -103,7 +107,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // Read per request from the state, so a reload applies them to every request that arrives after it.
     get timeoutMs() { return state.options.timeoutMs; },
     get maxPipelined() { return state.options.maxPipelined; },
-    metrics, logger: opts.logger,
+    handOver, metrics, logger: opts.logger,
   });
   return {
     handler: adapter.handler,
@@ -111,6 +115,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     state: () => state,
     get program() { return state.default.program; },
     adapter,
+    handOver,
     swap(next, changes) {
       const options = { ...state.options, ...changes };
       const old = proxy;

@@ -1,5 +1,7 @@
 // A stopping gateway that still accepts (--accept-grace): the answers that let a load balancer with
-// passive health checks take this replica out before its listener closes (src/server/drain.ts).
+// passive health checks take this replica out before its listener closes (src/server/drain.ts). One
+// per gateway: the drain switches it on, the adapter closes every connection after its answer, and
+// the pipeline refuses, right after routing, what a balancer retries elsewhere.
 import { GatewayError } from './errors.js';
 
 /** Methods RFC 9110 calls idempotent: the ones nginx, HAProxy and Envoy retry on another server after a 503. */

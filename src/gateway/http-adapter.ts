@@ -17,7 +17,7 @@ import { cancel, failSafely } from './failure-answer.js';
 import { connFor, connOf, next, wait, type Conn, type TrackedSocket } from './pipelining.js';
 import type { Metrics } from './metrics.js';
 import type { Selection } from './state.js';
-import { HandOver } from './hand-over.js';
+import type { HandOver } from './hand-over.js';
 import { ownHeaders } from './own-headers.js';
 import { runPipeline, type Exchange } from './pipeline.js';
 import { assignIdentity, identityOf } from './request-id.js';
@@ -31,6 +31,8 @@ export interface HttpAdapterOptions {
   adminHeaders: (req: IncomingMessage) => Record<string, string>;
   timeoutMs: number;
   maxPipelined: number;
+  /** The gateway's hand-over: once stopping, every answer closes its connection (the pipeline refuses what is retried elsewhere). */
+  handOver: HandOver;
   metrics: Metrics;
   logger: Logger;
 }
@@ -39,8 +41,6 @@ export interface HttpAdapter {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   /** Requests in progress (for draining). */
   inFlight(): number;
-  /** A stopping gateway that still accepts (--accept-grace): the drain switches it on. */
-  readonly handOver: HandOver;
 }
 
 /** An exchange with its place among the deadlines: one object per request. */
@@ -48,7 +48,6 @@ type TimedExchange = Exchange & Deadline;
 
 export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   let inFlight = 0;
-  const handOver = new HandOver();
   const deadlines = new Deadlines<TimedExchange>(expire);
 
   function handler(req: IncomingMessage, res: ServerResponse): void {
@@ -80,7 +79,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
       inFlight--;
       next(o, conn, socket, o.maxPipelined, start);
     };
-    if (handOver.active) res.shouldKeepAlive = false;
+    if (o.handOver.active) res.shouldKeepAlive = false;
     if ((req.url ?? '').startsWith('/_gateway/')) {
       res.once('close', () => {
         recordRequest(o, req, res, arrived);
@@ -100,8 +99,6 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     });
     let run: Promise<void>;
     try {
-      const refusal = handOver.refusal(req.method);
-      if (refusal) throw refusal;
       const chosen = o.select(req);
       run = 'error' in chosen ? Promise.reject(refuseRelease(ex, chosen)) : runPipeline(chosen.served.program, ex);
     } catch (e) {
@@ -120,7 +117,7 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     else failSafely(ex, reason, o.logger);
   }
 
-  return { handler, inFlight: () => inFlight, handOver };
+  return { handler, inFlight: () => inFlight };
 }
 
 /** A release not served: answered in the envelope of the service owning the path. */

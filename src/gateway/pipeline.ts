@@ -1,7 +1,8 @@
 // The one request pipeline. Every catalogue route — proxied or built locally — runs the same
 // stages, in this order, whatever adapter received it:
 //
-//   route → own headers → admit (hooks, cross-site guard) → security at the pin → read body
+//   route → own headers → hand-over (a stopping gateway, --accept-grace) → admit (hooks,
+//         cross-site guard) → security at the pin → read body
 //         → parameters → body schema → migrate (version changes) → prepare (hooks)
 //         → handler (upstream proxy | builder; a migrated answer comes back down its plan)
 //
@@ -138,6 +139,8 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const { req } = ex;
   const { path, query } = parseTarget(req.url ?? '/');
   if (!routeRequest(p, ex, path)) return;
+  const stopping = p.handOver.refusal(req.method); // routed first: the refusal is in the service's envelope
+  if (stopping) throw stopping;
   const route = ex.route!;
   const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: NOTHING_SUPPLIED, drop: NEVER_FORWARDED, own: ex.own, params: {} };
   if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form

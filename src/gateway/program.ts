@@ -9,6 +9,7 @@ import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
 import type { Admission } from './admission/admission.js';
+import { HandOver } from './hand-over.js';
 import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable } from './route-table.js';
 import { compileMigrations } from './migrate/compile.js';
@@ -30,6 +31,8 @@ export interface ProgramOptions {
   allowedHosts: string[];
   /** Per-route adaptive limits and queues (one per gateway, kept across reloads). */
   admission: Admission;
+  /** What a stopping gateway refuses (one per gateway; default: a program's own, never stopping). */
+  handOver?: HandOver;
   proxy: UpstreamProxy;
   /**
    * Build the route table on the first request rather than now (the releases of a multi-release
@@ -80,6 +83,7 @@ export function compileProgram(o: ProgramOptions): Program {
     plugins: o.plugins,
     proxy: o.proxy,
     admission: o.admission,
+    handOver: o.handOver ?? new HandOver(),
     migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
   };
 }

@@ -7,6 +7,7 @@ import type { ReleaseView } from '../catalogue/resolve.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/proxy.js';
 import type { Admission } from './admission/admission.js';
+import type { HandOver } from './hand-over.js';
 import type { CrossSiteGuard } from './cross-site.js';
 import type { Migrations } from './migrate/compile.js';
 import type { CorsPolicy } from './own-headers.js';
@@ -40,6 +41,8 @@ export interface Program {
   proxy: UpstreamProxy;
   /** Per-route adaptive limits with a bounded queue: a hung endpoint sheds its own requests, never another's. */
   admission: Admission;
+  /** A stopping gateway that still accepts (--accept-grace): one per gateway, like admission. */
+  handOver: HandOver;
   /** Version changes (null when no served service has any: the stage is skipped). */
   migrate: Migrations | null;
 }

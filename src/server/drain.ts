@@ -54,7 +54,7 @@ export async function drain(d: Drained, graceMs: number, acceptGraceMs = 0): Pro
 async function handOver(server: Server, gateway: Gateway, acceptGraceMs: number, logger: Logger): Promise<void> {
   logger.info(`stopping: the listener stays open until no connection comes for ${QUIET_MS} ms (at most --accept-grace ${acceptGraceMs} ms); meanwhile idempotent requests are answered 503 for the balancer to send elsewhere, POST and PATCH are served`);
   const t0 = performance.now();
-  gateway.adapter.handOver.active = true;
+  gateway.handOver.active = true;
   // Idle keep-alive connections stay open: closing one could reset a request on its way; the answer
   // to the next request on it closes it. Requests on them count as traffic, like new connections.
   let last = performance.now();
@@ -69,7 +69,7 @@ async function handOver(server: Server, gateway: Gateway, acceptGraceMs: number,
   server.off('request', arrived);
   const quiet = performance.now() - last >= QUIET_MS;
   const took = (performance.now() - t0).toFixed(0);
-  const line = `stopping: listener closed after ${took} ms (${quiet ? 'no new connection' : 'connections still coming: --accept-grace over'}); ${gateway.adapter.handOver.refused} request(s) left to other replicas`;
+  const line = `stopping: listener closed after ${took} ms (${quiet ? 'no new connection' : 'connections still coming: --accept-grace over'}); ${gateway.handOver.refused} request(s) left to other replicas`;
   if (quiet) logger.info(line);
   else logger.warn(`${line}: a request arriving as it closed may have been reset (a balancer sent no retryable request to learn from, or --accept-grace is shorter than it takes to notice)`);
 }
