@@ -141,6 +141,24 @@ test('--accept-grace: a stopping gateway refuses what a balancer retries elsewhe
   assert.ok(lines.some((l) => /listener closed after \d+ ms \(no new connection\); 2 request\(s\) left to other replicas/.test(l)), lines.join('\n'));
 });
 
+test('--accept-grace bounds the hand-over: traffic that never stops cannot hold the listener open past it', async () => {
+  const lines: string[] = [];
+  const gw = await gatewayAt('3.12.0', upstream.url, ['--accept-grace', '1000'], { logger: createLogger('info', (l) => lines.push(l)) });
+  const started = performance.now();
+  let closed = false;
+  const closing = gw.close().then(() => { closed = true; });
+  // A new connection every ~20 ms until the gateway has stopped, for at most the grace (1 s) plus a
+  // generous allowance for a loaded machine: a bound, not a speed claim.
+  while (!closed && performance.now() - started < 1000 + 5000) {
+    await once(`${gw.url}/api/v3/ping`, 'GET').catch(() => undefined);
+    await sleep(20);
+  }
+  assert.ok(closed, `still handing over ${(performance.now() - started).toFixed(0)} ms into steady traffic; --accept-grace is 1000`);
+  await closing;
+  assert.ok(await refuses(gw.url), 'the listener is closed');
+  assert.ok(lines.some((l) => /stopping: listener closed after \d+ ms/.test(l)), lines.join('\n'));
+});
+
 test('--workers: a worker whose event loop stops is replaced and the gateway keeps serving', async () => {
   // --worker-stall 2000: at 800 ms a busy machine delayed a live worker's heartbeats past it, and its
   // replacement reset the test's connections.
