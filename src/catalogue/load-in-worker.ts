@@ -18,7 +18,7 @@ const WORKER = new URL('./load-worker.js', import.meta.url);
  */
 const WORKER_HEAP_MB = 2048;
 /** An idle loader thread ends after this long (a burst of reloads reuses it; a quiet gateway holds none). */
-const IDLE_MS = 5000;
+export const LOADER_IDLE_MS = 5000;
 
 export interface OffLoopOptions extends LoadOptions {
   /** The loading worker's heap ceiling in MiB (default 2048); past it the load fails as "too large". */
@@ -94,7 +94,7 @@ class LoaderThread {
   private idleCheck(): void {
     if (this.waiting.size) return;
     this.worker.unref();
-    this.idle = setTimeout(() => { this.ended = true; void this.worker.terminate(); }, IDLE_MS);
+    this.idle = setTimeout(() => { this.ended = true; void this.worker.terminate(); }, LOADER_IDLE_MS);
     this.idle.unref();
   }
 }
