@@ -38,10 +38,18 @@ function ownMetaUrl(outfile: string): Plugin {
   };
 }
 
+/**
+ * The catalogue loader's version (the hash of its compiled files that keys the model cache), taken
+ * from the very files the bundle is made of: a bundled start-up need not read and hash ~31 files
+ * again (~2 ms before listening). The tsc modules the tests import still compute it at run time.
+ */
+const { loaderVersion } = await import(new URL('../src/catalogue/load.js', import.meta.url).href) as typeof import('../src/catalogue/load.js');
+
 /** The options every bundle shares: ESM for node 20, npm packages left as imports, own import.meta.url. */
 const common = (file: string): BuildOptions => ({
   allowOverwrite: true, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external',
   sourcemap: 'linked', banner: { js: BANNER }, logLevel: 'warning', plugins: [ownMetaUrl(file)],
+  define: { __CATALOGUE_LOADER_VERSION__: JSON.stringify(loaderVersion()) },
 });
 
 async function bundle(tool: string): Promise<void> {

@@ -19,6 +19,9 @@ import type { Catalogue } from './model.js';
 /** Bump when the model's shape changes, so older caches are ignored. */
 const MODEL_VERSION = '4';
 
+/** Set by tools/bundle.ts in a bundle: loaderVersion() of the files it was bundled from. */
+declare const __CATALOGUE_LOADER_VERSION__: string | undefined;
+
 let loaderHash: string | undefined;
 /**
  * Hash of the loader's own compiled files (this folder: checks, model, reasons table): any change to
@@ -26,6 +29,7 @@ let loaderHash: string | undefined;
  */
 export function loaderVersion(): string {
   if (loaderHash) return loaderHash;
+  if (typeof __CATALOGUE_LOADER_VERSION__ === 'string') return (loaderHash = __CATALOGUE_LOADER_VERSION__);
   const dir = dirname(fileURLToPath(import.meta.url));
   const hash = createHash('sha256').update(MODEL_VERSION);
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) {
