@@ -21,6 +21,22 @@ export interface Segment {
   sets: Record<string, string>;
 }
 
+/**
+ * Where a client's parameter goes under a segment: the name it is sent under (null: dropped) and its
+ * value as the segment maps it (undefined: sent as it came). Both carriers (a REST query or form, a
+ * websocket frame's params) apply a segment through this and addedParams, so the rules live here.
+ */
+export function mapParam(seg: Segment, name: string, value: string | undefined): { to: string | null; mapped: string | undefined } {
+  return { to: name in seg.names ? seg.names[name] : name, mapped: value === undefined ? undefined : seg.values[name]?.[value] };
+}
+
+/** What a segment sends besides the client's mapped parameters: its `sets` always, its `defaults` where `has(name)` is false. */
+export function addedParams(seg: Segment, has: (name: string) => boolean): { name: string; value: string; always: boolean }[] {
+  const out = Object.entries(seg.sets).map(([name, value]) => ({ name, value, always: true }));
+  for (const [name, value] of Object.entries(seg.defaults)) if (!(name in seg.sets) && !has(name)) out.push({ name, value, always: false });
+  return out;
+}
+
 export type RequestPart = { kind: 'segment'; segment: Segment } | { kind: 'transform'; name: string };
 
 export interface Refusal {

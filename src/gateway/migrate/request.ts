@@ -1,7 +1,7 @@
 // Carry a request's parameters up a plan: the query (and a form body) as name/value pairs in the
 // order sent, rewritten by the plan's composed segments and transforms. Pairs the plan does not
 // touch keep their exact bytes; changed or added ones are encoded as a client would.
-import type { RequestPart, Segment } from '../../catalogue/changes/compose.js';
+import { addedParams, mapParam, type RequestPart, type Segment } from '../../catalogue/changes/compose.js';
 import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
 import { forEachParam } from '../form-params.js';
 import { GatewayError } from '../errors.js';
@@ -39,17 +39,15 @@ export function migratePairs(pairs: Pair[], parts: readonly RequestPart[], label
 function applySegment(pairs: Pair[], seg: Segment, inBody: boolean): Pair[] {
   const out: Pair[] = [];
   for (const p of pairs) {
-    const name = p.name in seg.names ? seg.names[p.name] : p.name;
-    if (name === null) continue;
-    const mapped = seg.values[p.name]?.[p.value];
-    out.push(name === p.name && mapped === undefined ? p : { name, value: mapped ?? p.value, raw: null, inBody: p.inBody });
+    const { to, mapped } = mapParam(seg, p.name, p.value);
+    if (to === null) continue;
+    out.push(to === p.name && mapped === undefined ? p : { name: to, value: mapped ?? p.value, raw: null, inBody: p.inBody });
   }
-  for (const [k, v] of Object.entries(seg.sets)) {
-    const at = out.findIndex((p) => p.name === k);
-    if (at >= 0) out[at] = { ...out[at], value: v, raw: null };
-    else out.push({ name: k, value: v, raw: null, inBody });
+  for (const a of addedParams(seg, (name) => out.some((p) => p.name === name))) {
+    const at = a.always ? out.findIndex((p) => p.name === a.name) : -1;
+    if (at >= 0) out[at] = { ...out[at], value: a.value, raw: null };
+    else out.push({ name: a.name, value: a.value, raw: null, inBody });
   }
-  for (const [k, v] of Object.entries(seg.defaults)) if (!out.some((p) => p.name === k)) out.push({ name: k, value: v, raw: null, inBody });
   return out;
 }
 

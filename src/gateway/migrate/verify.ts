@@ -2,7 +2,7 @@
 // exchange's three schemes are deterministic (HMAC-SHA256; RSA PKCS#1 v1.5; Ed25519), so signing
 // the same payload again and comparing is the verification. The payload is the exchange's: the
 // query without its trailing signature, then the body (a signature sent last in a form body is
-// taken out of the body instead).
+// taken out of the body instead). The websocket API's frames use signatureMatches() over their params.
 import { timingSafeEqual } from 'node:crypto';
 import type { Signer } from '../../upstream/signing/signers.js';
 
@@ -23,9 +23,14 @@ export function verifySignature(signer: Signer, query: string, body: Buffer): bo
     sent = inBody[1];
     payload = Buffer.concat([Buffer.from(query, 'utf8'), body.subarray(0, inBody.index)]);
   }
-  const want = decode(signer.sign(payload));
-  const got = decode(sent);
-  return got.length === want.length && timingSafeEqual(Buffer.from(got), Buffer.from(want));
+  return signatureMatches(signer, payload, sent);
+}
+
+/** Whether `sent` (URL-encoded or not) is the signature `signer` gives `payload`, compared in constant time. */
+export function signatureMatches(signer: Signer, payload: string | Buffer, sent: string): boolean {
+  const want = Buffer.from(decode(signer.sign(payload)));
+  const got = Buffer.from(decode(sent));
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 function decode(s: string): string {

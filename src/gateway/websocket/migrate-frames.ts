@@ -5,8 +5,7 @@
 // refused naming the replacement. Built once per websocket gateway (one served release); a release
 // nothing changed for gets null and its connections run exactly as before.
 import type { Ajv } from 'ajv';
-import { timingSafeEqual } from 'node:crypto';
-import { composePlan, upstreamIndex, type Plan, type RequestPart } from '../../catalogue/changes/compose.js';
+import { addedParams, composePlan, mapParam, upstreamIndex, type Plan, type RequestPart } from '../../catalogue/changes/compose.js';
 import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
 import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { STREAM, WS_API } from '../../catalogue/changes/ws-operations.js';
@@ -19,6 +18,7 @@ import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-
 import { envelope, GatewayError } from '../errors.js';
 import { migrateData } from '../migrate/answer.js';
 import { decide, useInstead, type PlanDecisions } from '../migrate/decide.js';
+import { signatureMatches } from '../migrate/verify.js';
 import { supplyParams, type WsSigning } from './frame-signing.js';
 import { WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
 import type { StreamCheck, StreamMatcher } from './stream-names.js';
@@ -204,7 +204,7 @@ function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsS
   return applyParts(params, plan.request, `${name} → ${plan.path}`);
 }
 
-/** The request parts of a plan on JSON params: names and mapped values per segment, constants as text. */
+/** The request parts of a plan on JSON params (mapParam/addedParams per segment), constants as text. */
 function applyParts(params: Record<string, unknown>, parts: readonly RequestPart[], label: string): Record<string, unknown> {
   let out = params;
   for (const part of parts) {
@@ -218,13 +218,10 @@ function applyParts(params: Record<string, unknown>, parts: readonly RequestPart
     const seg = part.segment;
     const next: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(out)) {
-      const to = k in seg.names ? seg.names[k] : k;
-      if (to === null) continue;
-      const mapped = v === undefined || v === null || typeof v === 'object' ? undefined : seg.values[k]?.[String(v)];
-      next[to] = mapped ?? v;
+      const { to, mapped } = mapParam(seg, k, v === undefined || v === null || typeof v === 'object' ? undefined : String(v));
+      if (to !== null) next[to] = mapped ?? v;
     }
-    for (const [k, v] of Object.entries(seg.sets)) next[k] = v;
-    for (const [k, v] of Object.entries(seg.defaults)) if (!(k in next)) next[k] = v;
+    for (const a of addedParams(seg, (name) => name in next)) next[a.name] = a.value;
     out = next;
   }
   return out;
@@ -232,10 +229,7 @@ function applyParts(params: Record<string, unknown>, parts: readonly RequestPart
 
 /** The client's signature over the frame's params as sent, checked by signing them again (the exchange's schemes are deterministic). */
 function verifyWsSignature(signing: WsSigning, params: Readonly<Record<string, unknown>>): boolean {
-  if (typeof params.signature !== 'string') return false;
-  const want = Buffer.from(decodeURIComponent(signing.signer.sign(wsSignaturePayload(params))));
-  const got = Buffer.from(params.signature);
-  return got.length === want.length && timingSafeEqual(got, want);
+  return typeof params.signature === 'string' && signatureMatches(signing.signer, wsSignaturePayload(params), params.signature);
 }
 
 /** Signing mode: the migrated params signed (or given the key) as the target method's security at the upstream's release asks. */
