@@ -14,12 +14,13 @@ export function markUsed(file: string): void {
 
 /**
  * Past `keep` files of `dir` that `wanted` picks, remove the least recently used down to `keepAfter`
- * (default `keep`; lower means pruning runs less often). Safe while another process reads one: on
+ * (default `keep`; lower means pruning runs less often). `names`: the folder's listing, when the
+ * caller has just read it. Safe while another process reads one: on
  * POSIX an open file outlives its name. Never throws: a folder that changed under us is pruned next time.
  */
-export function pruneLeastRecent(dir: string, wanted: (name: string) => boolean, keep: number, keepAfter = keep): void {
+export function pruneLeastRecent(dir: string, wanted: (name: string) => boolean, keep: number, keepAfter = keep, listing?: string[]): void {
   try {
-    const names = readdirSync(dir).filter(wanted);
+    const names = (listing ?? readdirSync(dir)).filter(wanted);
     if (names.length <= keep) return;
     const aged = names.map((n) => ({ n, t: statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.t - a.t);
     for (const { n } of aged.slice(keepAfter)) rmSync(join(dir, n), { force: true });

@@ -201,16 +201,19 @@ function writeCache(file: string, result: LoadResult): void {
     return; // a read-only cache folder only costs start-up time
   }
   const current = file.slice(dir.length + 1);
+  let names: string[];
   try {
-    for (const name of readdirSync(dir)) {
+    names = readdirSync(dir); // once, for both kinds of pruning below
+    for (const name of names) {
       // Safe while another process reads one: on POSIX an open file outlives its name.
       if (isStaleCache(name, current)) rmSync(join(dir, name), { force: true });
     }
   } catch {
-    // pruning is housekeeping: a cache folder that changed under us is pruned next time
+    return; // pruning is housekeeping: a cache folder that changed under us is pruned next time
   }
   // Folders that come and go (copies, temporary ones) each leave a cache: keep the most recently used.
-  pruneLeastRecent(dir, (name) => name.startsWith('catalogue-') && name.endsWith('.json'), MAX_CACHED_FOLDERS);
+  const kept = (name: string) => name.startsWith('catalogue-') && name.endsWith('.json') && !isStaleCache(name, current);
+  pruneLeastRecent(dir, kept, MAX_CACHED_FOLDERS, MAX_CACHED_FOLDERS, names);
 }
 
 /** Catalogue caches kept, one per catalogue folder (~1 MB for the shipped one). */
