@@ -85,8 +85,13 @@ test('the healthy route\'s p99 beside a hung one stays within 1.5× of its own; 
   assert.equal(Object.keys(count(beside.flat())), ['200'], 'the healthy route refused nothing');
   const [a, b] = [medianOfP99(alone), medianOfP99(beside)];
   console.log(`healthy p99 (median of ${beside.length} alternating windows) alone ${a.toFixed(1)} ms, beside the hung endpoint ${b.toFixed(1)} ms; per window alone ${alone.map((w) => percentile(w, 99).toFixed(0)).join(' ')}, beside ${beside.map((w) => percentile(w, 99).toFixed(0)).join(' ')}`);
-  // + 20 ms: the scheduling jitter of a 2-core machine running other test files.
-  assert.ok(b <= 1.5 * a + 20, `healthy p99 beside the hung endpoint ${b.toFixed(1)} ms > 1.5 × ${a.toFixed(1)} ms alone + 20 ms`);
+  // Plus the machine's jitter as this test saw it: the spread of the windows alone (at least 20 ms).
+  // Quiet, they lie within ~20 ms; beside two busy loops one alone window was 265 ms against 39–74 for
+  // the rest, and a median of five then moves by a window's noise. A hung endpoint that held the
+  // healthy route back would put it at the hung requests' deadline (1.5 s), far past either.
+  const ps = alone.map((w) => percentile(w, 99));
+  const jitter = Math.max(20, Math.max(...ps) - Math.min(...ps));
+  assert.ok(b <= 1.5 * a + jitter, `healthy p99 beside the hung endpoint ${b.toFixed(1)} ms > 1.5 × ${a.toFixed(1)} ms alone + ${jitter.toFixed(0)} ms (the spread of the windows alone)`);
   // The first burst: 20 (the starting limit) reached the upstream and met the deadline; the other
   // 40 waited the queue wait and were shed, well inside the deadline.
   assert.equal(count(sheds[0]), { 503: 40, 504: 20 });
