@@ -13,11 +13,14 @@ export class HandOver {
   /** Requests refused so far (each has its access line and a debug line; the drain sums them up). */
   refused = 0;
 
-  /** The 503 for a request a balancer retries elsewhere, before anything is forwarded (so a retry cannot send it twice). */
+  /**
+   * The 503 for a request a balancer retries elsewhere, before anything is forwarded (so a retry cannot
+   * send it twice). Its connection closes like every answer's once stopping (the adapter's doing).
+   */
   refusal(method: string | undefined): GatewayError | undefined {
     if (!this.active || !RETRIED_ELSEWHERE.has(method ?? '')) return undefined;
     this.refused++;
-    const e = new GatewayError('overloaded', `this gateway is stopping: a ${method} request is left to another replica (nothing was forwarded); retry`, { 'retry-after': '1', connection: 'close' });
+    const e = new GatewayError('overloaded', `this gateway is stopping: a ${method} request is left to another replica (nothing was forwarded); retry`, { 'retry-after': '1' });
     e.quiet = true; // expected while stopping: the drain's summary line counts them
     return e;
   }
