@@ -6,6 +6,7 @@ import { CatalogueError } from './catalogue/problems.js';
 import { readConfig, USAGE } from './config.js';
 import { runPrimary, startHeartbeat, type WorkerFailed, type WorkerReady } from './cluster.js';
 import { startGateway } from './server.js';
+import { printLine } from './stdout-line.js';
 import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
 async function main(): Promise<void> {
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
       process.send!({ ready: running.url } satisfies WorkerReady);
       startHeartbeat();
     } else {
-      console.log(`listening on ${running.url}`);
+      printLine(`listening on ${running.url}`);
       // One warning per configured upstream a TCP connection cannot reach (never blocks serving); under
       // --workers the primary says it once instead.
       void warnUnreachableUpstreams(upstreamTargets(running.catalogue, config.upstreams), (m) => running.logger.warn(m));

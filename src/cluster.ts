@@ -14,12 +14,13 @@
 // too) is started with that port, so the announced URL stays the gateway's after any replacement.
 import cluster, { type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
-import { loadCatalogue } from './catalogue/load.js';
+import { loadCatalogueAtStart } from './catalogue/load-at-start.js';
 import { pinReleases } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
 import { serveAggregateMetrics } from './cluster-metrics.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
+import { printLine } from './stdout-line.js';
 import { securityHooks } from './gateway/signing/setup.js';
 import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
@@ -57,7 +58,7 @@ export function freePort(host: string): Promise<number> {
 }
 
 export async function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel, undefined, config.logFormat)): Promise<void> {
-  const { catalogue } = loadCatalogue(config.catalogue, { cacheDir: config.cacheDir });
+  const { catalogue } = await loadCatalogueAtStart(config.catalogue, { cacheDir: config.cacheDir });
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
   securityHooks(config, views, createLogger('silent'));
@@ -82,7 +83,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
       lastBeat.set(w, Date.now());
       if (++ready === config.workers) {
         serving = true;
-        console.log(`listening on ${m.ready} (${config.workers} workers)`);
+        printLine(`listening on ${m.ready} (${config.workers} workers)`);
         void warnUnreachableUpstreams(upstreamTargets(catalogue, config.upstreams), (message) => logger.warn(message)); // once, here, not per worker
       }
     });

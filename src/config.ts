@@ -6,7 +6,7 @@ import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import type { BuilderPriority } from './builders/pool/background-priority.js';
 import type { ReleaseSpec } from './catalogue/pin.js';
 import type { Level, LogFormat } from './log.js';
-import { defaultCacheDir } from './catalogue/load.js';
+import { defaultCacheDir } from './catalogue/model-cache.js';
 import { FILE_KEYS, SETTINGS, settingByFlag, type AdminReload } from './settings.js';
 import { usage } from './settings-doc.js';
 import { corsOrigin, upstreamUrl } from './setting-values.js';

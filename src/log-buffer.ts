@@ -5,16 +5,14 @@
 // finished request is lost in an orderly stop (and an uncaught error's lines come before its stack
 // trace). A crash that skips 'exit' (SIGKILL, a native abort)
 // loses at most the one buffer not yet written.
-// The writes themselves are sonic-boom's (pino's destination): synchronous, so lines reach the fd in
-// order and none is pending when the process exits; it retries a full pipe (EAGAIN) and partial
-// writes. Its own minLength buffer is not used: it measures the whole buffer (Buffer.byteLength) on
-// every write, 4.7 µs a line at 32 KiB against 0.1 µs for this string (bench/log-buffer.ts).
+// The writes are synchronous (./fd-writer.ts), so lines reach the fd in order and none is pending
+// when the process exits; a full pipe (EAGAIN) and partial writes are retried by sonic-boom (pino's
+// destination). Its own minLength buffer is not used: it measures the whole buffer
+// (Buffer.byteLength) on every write, 4.7 µs a line at 32 KiB against 0.1 µs for this string
+// (bench/log-buffer.ts).
 import cluster from 'node:cluster';
 import { fstatSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { SonicBoom } from 'sonic-boom';
-
-const require = createRequire(import.meta.url);
+import { fdWriter, type FdWriter } from './fd-writer.js';
 
 export interface LineSink {
   /** Queue one finished line (ending in "\n"). */
@@ -44,10 +42,10 @@ export function bufferedLines(fd: number, o: BufferOptions = {}): LineSink & { c
   let queued = '';
   let size = 0;
   let timer: NodeJS.Timeout | undefined;
-  let out: SonicBoom | undefined;
+  let out: FdWriter | undefined;
   const flush = () => {
     if (!queued) return;
-    out ??= open(fd);
+    out ??= fdWriter(fd);
     const chunk = queued;
     queued = '';
     size = 0;
@@ -82,16 +80,6 @@ export function bufferedLines(fd: number, o: BufferOptions = {}): LineSink & { c
       if (timer) clearTimeout(timer);
     },
   };
-}
-
-function open(fd: number): SonicBoom {
-  const { SonicBoom: SonicBoomClass } = require('sonic-boom') as typeof import('sonic-boom');
-  const out = new SonicBoomClass({ fd, sync: true });
-  // The reader went away (a closed pipe): logging stops rather than the gateway.
-  out.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') out.write = () => true;
-  });
-  return out;
 }
 
 function sharedPipe(fd: number): boolean {

@@ -9,6 +9,7 @@
 // Lines that are a message alone are written the same way; pino (and the modules it requires: ~20 ms)
 // loads on the first line with fields, which its redaction checks.
 import { createRequire } from 'node:module';
+import { isatty } from 'node:tty';
 import type { Logger as Pino } from 'pino';
 import { bufferedLines, type LineSink } from './log-buffer.js';
 
@@ -38,9 +39,13 @@ export interface Logger {
 /** Field names whose value is dropped from a line: credentials and raw request parts. */
 const REDACT = ['headers', 'query', 'body', 'authorization', 'cookie', 'token', 'secret', 'password', 'passphrase', 'apiKey', 'signature', 'url'];
 
-/** JSON when the output is a pipe or file, pretty when a person is watching stderr. */
+/**
+ * JSON when the output is a pipe or file, pretty when a person is watching stderr. Asked of the file
+ * descriptor: `process.stderr.isTTY` would build node's stderr stream, ~2 ms of a start-up that counts
+ * (bench/startup.ts), for a stream the logger never writes through (./log-buffer.ts writes fd 2).
+ */
 export function defaultLogFormat(): LogFormat {
-  return process.stderr.isTTY ? 'pretty' : 'json';
+  return isatty(2) ? 'pretty' : 'json';
 }
 
 /** All of a process's lines on stderr go through one buffer, so they keep their order. */

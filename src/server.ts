@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PluginRegistry } from './builders/plugin.js';
 import { listenError } from './listen-error.js';
-import { loadCatalogue } from './catalogue/load.js';
+import { loadCatalogueAtStart } from './catalogue/load-at-start.js';
 import { pinReleases, pinViews, type PinnedReleases } from './catalogue/pin.js';
 import type { ReleaseView } from './catalogue/resolve.js';
 import type { Catalogue } from './catalogue/model.js';
@@ -82,7 +82,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   tuneHeapForServing();
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const started = performance.now();
-  const loaded = loadCatalogue(config.catalogue, { cacheDir: config.cacheDir });
+  const loaded = await loadCatalogueAtStart(config.catalogue, { cacheDir: config.cacheDir });
   const pinned = pinReleases(loaded.catalogue, config.release);
   // What set-up says is written once listening: a start-up that fails (a port in use) prints its error alone.
   const setupLog = heldLogger(logger);

@@ -5,7 +5,7 @@
 // table, and test/structure/settings-table.test.ts fails when the README and this list differ).
 import { availableParallelism } from 'node:os';
 import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
-import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/load.js';
+import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/model-cache.js';
 import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
 import { bool, choice, fleetStore, host, int, intOrAuto, onOff, redisStore, workers } from './setting-values.js';

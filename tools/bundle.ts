@@ -43,7 +43,7 @@ function ownMetaUrl(outfile: string): Plugin {
  * from the very files the bundle is made of: a bundled start-up need not read and hash ~31 files
  * again (~2 ms before listening). The tsc modules the tests import still compute it at run time.
  */
-const { loaderVersion } = await import(new URL('../src/catalogue/load.js', import.meta.url).href) as typeof import('../src/catalogue/load.js');
+const { loaderVersion } = await import(new URL('../src/catalogue/model-cache.js', import.meta.url).href) as typeof import('../src/catalogue/model-cache.js');
 
 /** The options every bundle shares: ESM for node 20, npm packages left as imports, own import.meta.url. */
 const common = (file: string): BuildOptions => ({
