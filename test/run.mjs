@@ -16,8 +16,8 @@
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
 // Test files run without V8's optimizing compiler (--no-opt; soaks keep it): a test process lives
 // a second or two, too short for TurboFan's compile work to pay back, and on two cores that work
-// competes with the other files (the suite's CPU went from 110 s to 101 s). The processes the tests
-// start (gateways, upstreams, tools) run as users run them.
+// competes with the other files (the suite's CPU went from 110 s to 101 s). The node processes the
+// tests start (gateways, upstreams, tools) take the same flag (NODE_FLAGS, test/support/processes.ts).
 // Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
 // count assertions and fail a test that made none (a test that cannot fail proves nothing); a file
 // under dist/test that imports uvu or uvu/assert itself would escape the count, so it fails the run.

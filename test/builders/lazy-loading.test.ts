@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
+import { NODE_FLAGS } from '../support/processes.js';
 
 const test = suite('lazy WASM loading');
 
@@ -29,7 +30,7 @@ console.log(JSON.stringify(steps));
 `;
 
 test('registry loads no WASM; send_lovelace loads CSL only; unlock_fund loads whisky-js', () => {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.is(r.status, 0, r.stderr);
   const steps = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
   assert.equal(steps.startup, { csl: false, whisky: false });

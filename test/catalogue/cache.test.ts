@@ -10,7 +10,7 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { defaultCacheDir, loadCatalogue, loaderVersion } from '../../src/catalogue/load.js';
 import { CatalogueError } from '../../src/catalogue/problems.js';
-import { ROOT } from '../support/processes.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('catalogue cache');
@@ -158,7 +158,7 @@ test('the file-kind validators kept in the cache folder (ajv standalone code) fi
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
       try { m.loadCatalogue(${JSON.stringify(cat)}, { cacheDir: ${JSON.stringify(dir)} }); console.log('[]'); }
       catch (e) { console.log(JSON.stringify(e.problems.map((p) => [p.line, p.message]))); } })`;
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, '-e', script], { encoding: 'utf8' });
     assert.is(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as [number, string][];
   };
@@ -183,7 +183,7 @@ test('schema verdicts kept in the cache folder give exactly the problems a fresh
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
       try { m.loadCatalogue(${JSON.stringify(cat)}, { cacheDir: ${JSON.stringify(dir)}, modelCache: false }); console.log('[]'); }
       catch (e) { console.log(JSON.stringify(e.problems.map((p) => [p.line, p.message]))); } })`;
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, '-e', script], { encoding: 'utf8' });
     assert.is(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as [number, string][];
   };
@@ -216,7 +216,7 @@ test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp f
   const load = (env: NodeJS.ProcessEnv) => {
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => m.loadCatalogue())`;
     const { GATEWAY_CACHE_DIR: _ignored, ...rest } = process.env;
-    const r = spawnSync(process.execPath, ['-e', script], { env: { ...rest, TMPDIR: tmp, ...env }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, '-e', script], { env: { ...rest, TMPDIR: tmp, ...env }, encoding: 'utf8' });
     assert.is(r.status, 0, r.stderr);
   };
   load({});
@@ -224,7 +224,7 @@ test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp f
   assert.ok(readdirSync(defaultCacheDir()).some((f) => /^catalogue-[0-9a-f]{12}-[0-9a-f]{32}\.json$/.test(f)), 'the cache file is in node_modules/.cache/catalogue-gateway');
   // The variable is a setting (src/settings.ts): the gateway and the catalogue tools pass it to the loader.
   const { GATEWAY_CACHE_DIR: _unset, ...rest } = process.env;
-  const lint = spawnSync(process.execPath, [join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--quiet'], { env: { ...rest, TMPDIR: tmp, GATEWAY_CACHE_DIR: moved }, encoding: 'utf8' });
+  const lint = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--quiet'], { env: { ...rest, TMPDIR: tmp, GATEWAY_CACHE_DIR: moved }, encoding: 'utf8' });
   assert.is(lint.status, 0, lint.stderr);
   assert.is(readdirSync(moved).filter((f) => f.startsWith('catalogue-')).length, 1, 'GATEWAY_CACHE_DIR holds it');
   assert.equal(readdirSync(tmp), []);

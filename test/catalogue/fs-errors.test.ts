@@ -14,7 +14,7 @@ import { loadCatalogueOffLoop } from '../../src/catalogue/load-in-worker.js';
 import { CatalogueError, CatalogueReadError, formatProblem, type Problem } from '../../src/catalogue/problems.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
-import { ROOT, startUpstream, type Upstream } from '../support/processes.js';
+import { ROOT, startUpstream, type Upstream, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('catalogue file-system errors');
@@ -40,7 +40,7 @@ function readProblems(dir: string): string[] {
 }
 
 function run(tool: 'catalogue' | 'diff-releases', args: string[]) {
-  return spawnSync(process.execPath, [join(ROOT, `dist/tools/${tool}.js`), ...args], { encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, `dist/tools/${tool}.js`), ...args], { encoding: 'utf8', timeout: 60_000 });
 }
 
 test('links: loops, links out of the folder, links to folders read anyway and dangling links are problems; a file link inside is read', () => {

@@ -10,6 +10,7 @@ import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import { diffReleases, formatJson } from '../../src/diff/index.js';
 import { ROOT, runTool, tempDir } from './support.js';
+import { NODE_FLAGS } from '../support/processes.js';
 
 const TOOL = join(ROOT, 'dist', 'tools', 'diff-releases.js');
 
@@ -37,7 +38,7 @@ test('the bundled tool reads the cache the modules wrote, and does not write ano
   const caches = () => readdirSync(cacheDir).filter((f) => f.startsWith('catalogue-')); // (beside the file-kind validators)
   const [file] = caches();
   const written = statSync(join(cacheDir, file)).ino; // written atomically: a new inode (a read only marks the mtime)
-  const r = spawnSync(process.execPath, [TOOL, '1.0.0', '1.1.0', '--service', 'exchange'], {
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, TOOL, '1.0.0', '1.1.0', '--service', 'exchange'], {
     cwd: ROOT, encoding: 'utf8', env: { ...process.env, GATEWAY_CACHE_DIR: cacheDir },
   });
   assert.is(r.status, 0, r.stderr);

@@ -8,6 +8,7 @@ import type { Catalogue, Service } from '../../src/catalogue/model.js';
 import type { Change } from '../../src/diff/index.js';
 import { repoRoot } from '../helpers/seed.js';
 import { tempDir } from '../support/temp.js';
+import { NODE_FLAGS } from '../support/processes.js';
 
 export { tempDir };
 
@@ -33,7 +34,7 @@ export interface Run {
 
 /** Run the compiled diff CLI (or another tool of dist/tools) in a fresh process. */
 export function runTool(tool: 'diff-releases' | 'changelog', args: string[]): Run {
-  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'tools', `${tool}.js`), ...args], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist', 'tools', `${tool}.js`), ...args], { cwd: ROOT, encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -14,7 +14,7 @@ import { checkStreamFrame } from '../../src/gateway/websocket/frames.js';
 import { routeOf } from '../../src/gateway/websocket/routes.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 import { asyncApiErrors } from '../../tools/export-checks.js';
-import { ROOT } from '../support/processes.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
 
 type Json = Record<string, any>;
 const test = suite('asyncapi export');
@@ -109,7 +109,7 @@ test('every websocket-API method at the pin is a send operation with its paramet
 });
 
 test('npm run catalogue -- asyncapi prints the document at the release', () => {
-  const r = spawnSync(process.execPath, [join(ROOT, 'dist/tools/catalogue.js'), 'asyncapi', '--release', '3.6.0'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'asyncapi', '--release', '3.6.0'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   assert.is(r.status, 0, r.stderr);
   const printed = JSON.parse(r.stdout) as Json;
   assert.is(printed.asyncapi, '3.0.0');

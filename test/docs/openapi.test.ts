@@ -13,7 +13,7 @@ import { REASONS } from '../../src/catalogue/reasons.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
 import { operationId, toOpenApi } from '../../src/catalogue/to-openapi.js';
 import { redoclyLint, swaggerValidate } from '../../tools/export-checks.js';
-import { ROOT } from '../support/processes.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
 type Json = Record<string, any>;
@@ -138,7 +138,7 @@ test('deprecated operations carry deprecated: true, the deprecating release, suc
 });
 
 test('npm run catalogue -- openapi --service exports that service alone; an unknown one is a usage error', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'dist/tools/catalogue.js'), 'openapi', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = (...args: string[]) => spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'openapi', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const one = run('--service', 'tx-examples');
   assert.is(one.status, 0, one.stderr);
   const doc = JSON.parse(one.stdout) as Json;

@@ -6,7 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -19,7 +19,7 @@ interface Exit { status: number | null; stdout: string; stderr: string }
 /** Run the CLI to its exit. Spawned without waiting, so a test can run several at once. */
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${ROOT}dist/src/cli.js`, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 20_000 });
+    const child = spawn(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.js`, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 20_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { FLUSH_MS } from '../../src/log-buffer.js';
-import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { accessLines, linesThroughStop } from './access-log-order.js';
 
@@ -59,7 +59,7 @@ test('a fatal error: the lines queued before it are written before the process d
     const log = createLogger('info');
     for (let i = 0; i < 500; i++) log.access('"reqId":"r' + i + '","status":200');
     setTimeout(() => { throw new Error('fatal'); }, 10);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', fd] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', fd] });
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   closeSync(fd);
   assert.is(code, 1);

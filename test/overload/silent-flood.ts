@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
 import * as assert from '../support/assert.js';
-import { ROOT, startUpstream, stopper } from '../support/processes.js';
+import { ROOT, startUpstream, stopper, NODE_FLAGS } from '../support/processes.js';
 import { one, percentile, type Result } from './load.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,7 +38,7 @@ function gatewayUnderUlimit(fds: number, args: string[]): Promise<Gateway> {
 
 /** Hold `count` silent connections from another process; resolves with their fate. */
 function holdSilent(port: number, count: number, maxMs: number): { opened: Promise<number>; result: Promise<{ closedAt: number[]; refused: number }>; stop: () => void } {
-  const child = spawn(process.execPath, [`${ROOT}dist/test/overload/hold-connections.js`, String(port), String(count), String(maxMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, `${ROOT}dist/test/overload/hold-connections.js`, String(port), String(count), String(maxMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   let onOpened: (ms: number) => void;
   const opened = new Promise<number>((r) => { onOpened = r; });

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { ROOT, startGatewayProcess, startUpstream, type Upstream, NODE_FLAGS } from '../support/processes.js';
 import {
   bearer, dir, ED, ED_KEY, HMAC_KEY, HMAC_SECRET, PASSPHRASE, pemBody, RSA_ENC, RSA_ENC_KEY, tokensFile, TOKENS, UPSTREAM_KEYS,
 } from './support.js';
@@ -72,80 +72,87 @@ const RUNS: Record<string, NodeJS.ProcessEnv> = {
   Ed25519: { EXCHANGE_API_KEY: ED_KEY, EXCHANGE_PRIVATE_KEY_FILE: ED.privateFile },
 };
 
-for (const [name, env] of Object.entries(RUNS)) {
-  test(`${name}: a full debug run logs no secret and answers none`, async () => {
-    const gw = await startGatewayProcess(
-      ['--log-level', 'debug', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--timeout', '5000', '--tokens-file', tokensFile],
-      { ...env, GATEWAY_LOG_LEVEL: 'debug' },
-    );
-    const answers: string[] = [];
-    const sent: { id: string; status: number }[] = [];
-    let calls = 0;
-    const call = async (path: string, init: RequestInit = {}, want?: number) => {
-      const id = `run-${calls++}`;
-      const res = await fetch(`${gw.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), 'X-Request-Id': id } });
-      const text = await res.text();
-      answers.push(`${res.status} ${JSON.stringify([...res.headers])} ${text}`);
-      assert.is(res.headers.get('x-request-id'), id, `${path}: the request id is echoed`);
-      sent.push({ id, status: res.status });
-      if (want !== undefined) assert.is(res.status, want, `${path}: ${text}`);
-    };
-    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
-    /** Write a request on a fresh socket; the answer's X-Request-Id is what its access line must carry. */
-    const rawCall = async (text: string, want: number) => {
-      const { port } = new URL(gw.url);
-      const answer = await new Promise<string>((resolve) => {
-        const s = connect(Number(port), '127.0.0.1', () => s.write(text));
-        let got = '';
-        s.on('data', (d: Buffer) => { got += d.toString('latin1'); });
-        s.on('error', () => {});
-        s.on('close', () => resolve(got));
-        setTimeout(() => s.destroy(), 3000).unref();
-      });
-      answers.push(answer);
-      assert.match(answer, new RegExp(`^HTTP/1.1 ${want} `), answer);
-      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)?.[1];
-      assert.ok(id, `an id on the raw answer: ${answer}`);
-      sent.push({ id: id!, status: want });
-    };
-    try {
-      // --timeout 5000: the answered calls below must not hit it on a loaded machine (1.5 s did). The
-      // call that does (504) runs beside them rather than before them: its 5 s were most of the run.
-      const timedOut = call('/api/v3/account', { headers: { ...bearer(TOKENS.trader), 'x-test-delay-ms': '6000' } }, 504);
-      timedOut.catch(() => {}); // awaited below; a failure there is the test's, not an unhandled rejection
-      await call('/api/v3/account?omitZeroBalances=true', { headers: bearer(TOKENS.trader) }, 200);
-      await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=GTC&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 200);
-      await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=NEVER&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 400);
-      await call('/api/v3/account', {}, 401);
-      await call('/api/v3/account', { headers: bearer(`${TOKENS.trader}-wrong`) }, 401);
-      await call('/api/v3/account', { headers: { Authorization: `Basic ${TOKENS.reader}` } }, 401);
-      await call('/api/v3/account', { headers: bearer(TOKENS.reader) }, 403);
-      await call('/api/v3/nosuch', { headers: bearer(TOKENS.trader) }, 404);
-      await call('/api/v3/account', { method: 'DELETE', headers: bearer(TOKENS.trader) }, 405);
-      await call(`/api/v3/account?timestamp=${Date.now()}&signature=deadbeef`, { headers: { ...bearer(TOKENS.trader), 'X-MBX-APIKEY': HMAC_KEY } }, 400);
-      for (const p of ['/_gateway/health', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/metrics']) await call(p);
-      // Answered on the raw socket: a websocket upgrade refused (bad stream name), a request node's
-      // parser refuses. Both carry a token and a signature; each has its access line, neither leaks.
-      const secretHeaders = `Authorization: Bearer ${TOKENS.trader}\r\nX-MBX-APIKEY: ${HMAC_KEY}\r\n`;
-      await rawCall(`GET /ws/BNBUSDT@trade?signature=deadbeef HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: run-ws\r\n${secretHeaders}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400);
-      await rawCall(`GET /api/v3/account?signature=deadbeef HTTP/1.1\r\n${secretHeaders}Bad Header\r\n\r\n`, 400);
-      await timedOut;
-      const recs = await upstream.records();
-      assert.ok(recs.some((r) => r.verified === true), 'signed requests went through');
-      for (const r of recs) assert.is(r.headers.authorization, undefined);
-    } finally {
-      await gw.stop();
-    }
-    const log = gw.output();
-    assert.match(log, /signing mode, (HMAC|RSA|ED25519) signatures/);
-    assert.match(log, /client authentication: 3 token/);
-    assert.match(log, /listening on/);
-    assertClean('the log', log);
-    assertClean('an answer', answers.join('\n'));
-    assertAccessLines(log, sent);
-    await upstream.reset();
-  });
+/**
+ * One signing mode's full debug run. The three run side by side (one test): each waits ~5 s for its
+ * 504, and one after another those waits were most of the file's 17 s.
+ */
+async function fullDebugRun(name: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const gw = await startGatewayProcess(
+    ['--log-level', 'debug', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--timeout', '5000', '--tokens-file', tokensFile],
+    { ...env, GATEWAY_LOG_LEVEL: 'debug' },
+  );
+  const answers: string[] = [];
+  const sent: { id: string; status: number }[] = [];
+  let calls = 0;
+  const call = async (path: string, init: RequestInit = {}, want?: number) => {
+    const id = `run-${calls++}`;
+    const res = await fetch(`${gw.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), 'X-Request-Id': id } });
+    const text = await res.text();
+    answers.push(`${res.status} ${JSON.stringify([...res.headers])} ${text}`);
+    assert.is(res.headers.get('x-request-id'), id, `${path}: the request id is echoed`);
+    sent.push({ id, status: res.status });
+    if (want !== undefined) assert.is(res.status, want, `${path}: ${text}`);
+  };
+  const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  /** Write a request on a fresh socket; the answer's X-Request-Id is what its access line must carry. */
+  const rawCall = async (text: string, want: number) => {
+    const { port } = new URL(gw.url);
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect(Number(port), '127.0.0.1', () => s.write(text));
+      let got = '';
+      s.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+      s.on('error', () => {});
+      s.on('close', () => resolve(got));
+      setTimeout(() => s.destroy(), 3000).unref();
+    });
+    answers.push(answer);
+    assert.match(answer, new RegExp(`^HTTP/1.1 ${want} `), answer);
+    const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)?.[1];
+    assert.ok(id, `an id on the raw answer: ${answer}`);
+    sent.push({ id: id!, status: want });
+  };
+  try {
+    // --timeout 5000: the answered calls below must not hit it on a loaded machine (1.5 s did). The
+    // call that does (504) runs beside them rather than before them: its 5 s were most of the run.
+    const timedOut = call('/api/v3/account', { headers: { ...bearer(TOKENS.trader), 'x-test-delay-ms': '6000' } }, 504);
+    timedOut.catch(() => {}); // awaited below; a failure there is the test's, not an unhandled rejection
+    await call('/api/v3/account?omitZeroBalances=true', { headers: bearer(TOKENS.trader) }, 200);
+    await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=GTC&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 200);
+    await call('/api/v3/order', { method: 'POST', body: 'symbol=BNBUSDT&side=BUY&type=LIMIT&timeInForce=NEVER&quantity=1&price=350', headers: { ...bearer(TOKENS.trader), ...form } }, 400);
+    await call('/api/v3/account', {}, 401);
+    await call('/api/v3/account', { headers: bearer(`${TOKENS.trader}-wrong`) }, 401);
+    await call('/api/v3/account', { headers: { Authorization: `Basic ${TOKENS.reader}` } }, 401);
+    await call('/api/v3/account', { headers: bearer(TOKENS.reader) }, 403);
+    await call('/api/v3/nosuch', { headers: bearer(TOKENS.trader) }, 404);
+    await call('/api/v3/account', { method: 'DELETE', headers: bearer(TOKENS.trader) }, 405);
+    await call(`/api/v3/account?timestamp=${Date.now()}&signature=deadbeef`, { headers: { ...bearer(TOKENS.trader), 'X-MBX-APIKEY': HMAC_KEY } }, 400);
+    for (const p of ['/_gateway/health', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/metrics']) await call(p);
+    // Answered on the raw socket: a websocket upgrade refused (bad stream name), a request node's
+    // parser refuses. Both carry a token and a signature; each has its access line, neither leaks.
+    const secretHeaders = `Authorization: Bearer ${TOKENS.trader}\r\nX-MBX-APIKEY: ${HMAC_KEY}\r\n`;
+    await rawCall(`GET /ws/BNBUSDT@trade?signature=deadbeef HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: run-ws\r\n${secretHeaders}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400);
+    await rawCall(`GET /api/v3/account?signature=deadbeef HTTP/1.1\r\n${secretHeaders}Bad Header\r\n\r\n`, 400);
+    await timedOut;
+    // This mode's requests: the upstream sees the three runs' requests, told apart by their API key.
+    const recs = (await upstream.records()).filter((r) => r.headers['x-mbx-apikey'] === env.EXCHANGE_API_KEY);
+    assert.ok(recs.some((r) => r.verified === true), `${name}: signed requests went through`);
+    for (const r of recs) assert.is(r.headers.authorization, undefined);
+  } finally {
+    await gw.stop();
+  }
+  const log = gw.output();
+  assert.match(log, /signing mode, (HMAC|RSA|ED25519) signatures/);
+  assert.match(log, /client authentication: 3 token/);
+  assert.match(log, /listening on/);
+  assertClean(`${name}: the log`, log);
+  assertClean(`${name}: an answer`, answers.join('\n'));
+  assertAccessLines(log, sent);
 }
+
+test(`${Object.keys(RUNS).join('; ')}: full debug runs log no secret and answer none`, async () => {
+  await Promise.all(Object.entries(RUNS).map(([name, env]) => fullDebugRun(name, env)));
+  await upstream.reset();
+});
 
 test('an unreachable upstream (warn-level log of a 502) names no secret', async () => {
   const gw = await startGatewayProcess(['--log-level', 'debug', '--upstream', 'exchange=http://127.0.0.1:9', '--tokens-file', tokensFile], RUNS.HMAC);
@@ -159,7 +166,7 @@ test('an unreachable upstream (warn-level log of a 502) names no secret', async 
 });
 
 const cli = (args: string[], env: NodeJS.ProcessEnv) =>
-  spawnSync(process.execPath, [`${ROOT}dist/src/cli.js`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+  spawnSync(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.js`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
 
 test('failed start-ups: exit 2, one-line error naming the variable, no secret', () => {
   const badTokens = join(dir, 'plain-tokens.yaml');

@@ -2,7 +2,7 @@
 // tree, through its own CLI so the test checks exactly what `npm run deps` checks.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ROOT } from '../support/processes.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
 
 export interface Violation {
   rule: string;
@@ -21,7 +21,7 @@ export function layerViolations(root: string = ROOT): Violation[] {
   // files compared by content: only changed ones are parsed again; ~1.5 of 2.6 s of CPU saved); a
   // planted copy is cruised whole.
   const cache = root === ROOT ? ['--cache', 'node_modules/.cache/dependency-cruiser', '--cache-strategy', 'content'] : [];
-  const r = spawnSync(process.execPath, [cli, 'src', 'tools', '--config', '.dependency-cruiser.cjs', '--output-type', 'json', ...cache], {
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, cli, 'src', 'tools', '--config', '.dependency-cruiser.cjs', '--output-type', 'json', ...cache], {
     cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
   });
   if (!r.stdout.trim().startsWith('{')) throw new Error(`dependency-cruiser failed in ${root} (exit ${r.status}):\n${r.stderr}${r.stdout}`);

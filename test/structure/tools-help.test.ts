@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { ROOT } from '../support/processes.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
 
 const run = promisify(execFile);
 const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -24,7 +24,7 @@ test('the tools the npm scripts run are found', () => {
 test('each answers --help (and a subcommand\'s --help) with its usage and exit 0', async () => {
   const cases = [...tools.map((f) => [f, '--help']), ['dist/tools/catalogue.js', 'endpoints', '--help'], ['dist/tools/catalogue.js', '-h']];
   await Promise.all(cases.map(async ([file, ...args]) => {
-    const r = await run(process.execPath, [join(ROOT, file), ...args], { cwd: ROOT, timeout: 20_000 }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
+    const r = await run(process.execPath, [...NODE_FLAGS, join(ROOT, file), ...args], { cwd: ROOT, timeout: 20_000 }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
     assert.is(r.code, 0, `${file} ${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
     assert.match(r.stdout, /^usage: /m, `${file} ${args.join(' ')} prints its usage`);
   }));

@@ -12,6 +12,15 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/**
+ * The flags of every node process a test starts (gateways, upstreams, tools): no optimizing compiler,
+ * as test/run.mjs runs the test files. Such a process lives a few seconds, too short for TurboFan's
+ * compile work to pay back, and on two cores that work competes with the other files (the suite's
+ * CPU, all processes: 151 → 141 s). What a process does is the same; the benches (bench/) measure
+ * the gateway as users run it.
+ */
+export const NODE_FLAGS = ['--no-opt'];
+
 /** SIGTERM, then SIGKILL after 3 s; resolves once the child has exited. */
 export function stopper(child: ChildProcess): () => Promise<void> {
   return () => new Promise<void>((resolve) => {
@@ -28,7 +37,7 @@ export function stopper(child: ChildProcess): () => Promise<void> {
  * over 15 s at load 38 on 2 cores); a process that fails to start exits, and that rejects at once.
  */
 export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Proc & { match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const stop = stopper(child);
   return new Promise((resolve, reject) => {

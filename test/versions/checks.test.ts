@@ -11,7 +11,7 @@ import { CatalogueError } from '../../src/catalogue/problems.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { checkChanges } from '../../src/catalogue/changes/check.js';
 import { composePlan, upstreamIndex } from '../../src/catalogue/changes/compose.js';
-import { ROOT } from '../support/processes.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('version changes: checks, coverage, composition');
@@ -43,7 +43,7 @@ function lint(dir: string): { code: number; out: string } {
   try {
     // The checkout's cache folder, as a user's lint uses it: the copies' unchanged files' parses and
     // schema verdicts are kept there (a cache folder of its own per copy made each lint a cold one).
-    return { code: 0, out: execFileSync(process.execPath, [join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', dir], { encoding: 'utf8' }) };
+    return { code: 0, out: execFileSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', dir], { encoding: 'utf8' }) };
   } catch (e) {
     const err = e as { status: number; stdout: string };
     return { code: err.status, out: err.stdout };
@@ -156,7 +156,7 @@ endpoints:
 });
 
 test('plan CLI: the composed plan of the margin loan at 3.5.1', () => {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist/tools/catalogue.js'), 'plan', '3.5.1', 'POST /sapi/v1/margin/loan'], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'plan', '3.5.1', 'POST /sapi/v1/margin/loan'], { encoding: 'utf8' });
   const plan = JSON.parse(out);
   assert.is(plan.target, 'POST /sapi/v1/margin/borrow-repay');
   assert.equal(plan.applied, [{ release: '3.6.0', id: 'margin-loan-to-borrow-repay' }]);

@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { suite } from '../../support/uvu.js';
 import * as assert from '../../support/assert.js';
+import { NODE_FLAGS } from '../../support/processes.js';
 import { unlockFundRequest } from '../cardano/fixtures.js';
 
 const test = suite('builder pool: main thread');
@@ -22,7 +23,7 @@ console.log(JSON.stringify({ txHex: txHex.length > 0, wasmModules: wasm(), names
 `;
 
 test('a build through poolPlugins answers; the main thread has loaded no WASM module', () => {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, BODY: JSON.stringify(unlockFundRequest()) } });
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, BODY: JSON.stringify(unlockFundRequest()) } });
   assert.is(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
   assert.is(out.txHex, true);
