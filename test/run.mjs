@@ -18,6 +18,9 @@
 // a second or two, too short for TurboFan's compile work to pay back, and on two cores that work
 // competes with the other files (the suite's CPU went from 110 s to 101 s). The node processes the
 // tests start (gateways, upstreams, tools) take the same flag (NODE_FLAGS, test/support/processes.ts).
+// No other V8 flag: some (--expose-gc, --no-opt among them) make node compile the internal modules it
+// loads lazily without their code cache, ~30-40 ms of CPU a process; the two files that want a
+// collection get gc() at run time (test/support/gc.ts). Soaks measure heaps: --expose-gc.
 // Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
 // count assertions and fail a test that made none (a test that cannot fail proves nothing); a file
 // under dist/test that imports uvu or uvu/assert itself would escape the count, so it fails the run.
@@ -88,7 +91,7 @@ function groupMembers(pid) {
 function runFile(file, tmp) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [...(soak ? [] : ['--no-opt']), '--expose-gc', file], {
+    const child = spawn(process.execPath, [soak ? '--expose-gc' : '--no-opt', file], {
       cwd: root, detached: true, env: { GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     groups.add(child.pid);

@@ -6,6 +6,7 @@
 import { Agent } from 'undici';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
+import { collectGarbage } from '../support/gc.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { gatewayAt } from '../support/gateway.js';
@@ -80,12 +81,12 @@ test('the healthy route\'s p99 beside a hung one stays within 1.5× of its own; 
     // Each window starts with a collected heap: the garbage of the burst before it (60 connections,
     // 40 refusals with their access lines) would otherwise fall due in the window after the burst, the
     // beside one, every cycle; the gateway serves the test's clients in this same process.
-    global.gc?.();
+    collectGarbage();
     const ms = t0 + TIMEOUT_MS - 250 - performance.now();
     if (ms > 100) beside.push(await steady(gw.url, '/api/v3/time', HEALTHY_CLIENTS, ms, HEALTHY));
     sheds.push(await all);
     await sleep(150); // the 504s are out
-    global.gc?.();
+    collectGarbage();
     if (ms > 100) alone.push(await steady(gw.url, '/api/v3/time', HEALTHY_CLIENTS, ms, HEALTHY));
   }
   assert.ok(beside.length >= 4, `only ${beside.length} windows fitted before the deadline on this machine now`);

@@ -9,15 +9,13 @@ import { startGateway, type RunningGateway } from '../../src/server.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { pinReleases } from '../../src/catalogue/pin.js';
 import * as assert from '../support/assert.js';
+import { collectGarbage } from '../support/gc.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { suite } from '../support/uvu.js';
 
-const gc = (globalThis as { gc?: () => void }).gc;
-
-/** Live heap after full collections (tests run with --expose-gc). */
+/** Live heap after full collections. */
 export function liveHeap(): number {
-  assert.ok(gc, 'run with --expose-gc (test/run.mjs does)');
-  for (let i = 0; i < 3; i++) gc();
+  for (let i = 0; i < 3; i++) collectGarbage();
   return process.memoryUsage().heapUsed;
 }
 
