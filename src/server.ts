@@ -79,9 +79,11 @@ function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHo
 }
 
 export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
+  // performance.now() first: node loads its perf modules on first use, and once tuneHeapForServing()
+  // has set a V8 flag they would compile without their code cache (./heap-tuning.ts).
+  const started = performance.now();
   tuneHeapForServing();
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
-  const started = performance.now();
   const loaded = await loadCatalogueAtStart(config.catalogue, { cacheDir: config.cacheDir });
   const pinned = pinReleases(loaded.catalogue, config.release);
   // What set-up says is written once listening: a start-up that fails (a port in use) prints its error alone.
