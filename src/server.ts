@@ -79,9 +79,7 @@ function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHo
 }
 
 export async function startGateway(config: GatewayConfig, opts: StartOptions = {}): Promise<RunningGateway> {
-  // performance.now() first: node loads its perf modules on first use, and once tuneHeapForServing()
-  // has set a V8 flag they would compile without their code cache (./heap-tuning.ts).
-  const started = performance.now();
+  const started = performance.now(); // before the V8 flag: the perf modules it loads keep their code cache (heap-tuning.ts)
   tuneHeapForServing();
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const loaded = await loadCatalogueAtStart(config.catalogue, { cacheDir: config.cacheDir });
