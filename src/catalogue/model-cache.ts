@@ -9,6 +9,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { markUsed, pruneLeastRecent } from './cache-folder.js';
 import { readCatalogueFolder } from './catalogue-files.js';
+import { keepHash, keptHash } from './folder-fingerprint.js';
 import { writeAtomically } from './write-atomically.js';
 import type { Problem } from './problems.js';
 import type { Catalogue } from './model.js';
@@ -77,11 +78,19 @@ export type Opened =
   | { cached: LoadResult }
   | { cached?: undefined; root: string; files: string[]; bytes: Map<string, Buffer>; hash: string; cacheFile: string | null; cacheDir: string | false };
 
-/** Read a catalogue folder and hash it; its model comes from the cache when one was kept for these bytes. */
+/**
+ * Read a catalogue folder and hash it; its model comes from the cache when one was kept for these
+ * bytes. An unchanged folder is not read at all (./folder-fingerprint.ts).
+ */
 export function openCatalogue(dir: string, opts: LoadOptions = {}): Opened {
   const root = resolve(dir);
-  const { names: files, bytes } = readCatalogueFolder(root);
   const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const keep = cacheDir !== false && opts.modelCache !== false;
+  const kept = keep ? keptHash(cacheDir, root, loaderVersion()) : undefined;
+  const cached = kept === undefined ? undefined : readModel(cacheDir as string, root, kept);
+  if (cached) return cached;
+  const readStarted = Date.now();
+  const { names: files, bytes } = readCatalogueFolder(root);
   // The content hash covers the files' names inside the folder and their bytes (for UTF-8 text, the
   // same bytes as the decoded text), not where the folder is: replicas of a fleet that mount the same
   // catalogue at different paths serve the same hash. The cache key adds the folder (messages name
@@ -90,19 +99,28 @@ export function openCatalogue(dir: string, opts: LoadOptions = {}): Opened {
   const content = createHash('sha256').update(loaderVersion());
   for (const f of files) content.update(f).update('\0').update(bytes.get(f)!).update('\0');
   const hash = content.digest('hex').slice(0, 16);
+  if (!keep) return { root, files, bytes, hash, cacheFile: null, cacheDir };
+  if (hash !== kept) keepHash(cacheDir as string, root, files, hash, readStarted, loaderVersion());
+  return readModel(cacheDir as string, root, hash) ?? { root, files, bytes, hash, cacheFile: cacheFileOf(cacheDir as string, root, hash), cacheDir };
+}
+
+/** The cache file of the model of `root` with content `hash`. */
+function cacheFileOf(cacheDir: string, root: string, hash: string): string {
   const digest = createHash('sha256').update(root).update('\0').update(hash).digest('hex');
-  const cacheFile = cacheDir === false || opts.modelCache === false ? null : join(cacheDir, cacheFileName(root, digest));
-  if (cacheFile) {
-    try {
-      // The file is ASCII (asciiJson): read as latin1, a plain copy of its bytes, not a UTF-8 decode.
-      const cached = JSON.parse(readFileSync(cacheFile, 'latin1')) as LoadResult;
-      markUsed(cacheFile);
-      return { cached: { ...cached, fromCache: true, hash } };
-    } catch {
-      /* no cache yet, or unreadable: build it */
-    }
+  return join(cacheDir, cacheFileName(root, digest));
+}
+
+/** The model kept for `root` with content `hash`, or undefined (none yet, or unreadable: it is built). */
+function readModel(cacheDir: string, root: string, hash: string): { cached: LoadResult } | undefined {
+  const file = cacheFileOf(cacheDir, root, hash);
+  try {
+    // The file is ASCII (asciiJson): read as latin1, a plain copy of its bytes, not a UTF-8 decode.
+    const cached = JSON.parse(readFileSync(file, 'latin1')) as LoadResult;
+    markUsed(file);
+    return { cached: { ...cached, fromCache: true, hash } };
+  } catch {
+    return undefined;
   }
-  return { root, files, bytes, hash, cacheFile, cacheDir };
 }
 
 /**
