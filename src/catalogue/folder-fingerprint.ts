@@ -5,9 +5,9 @@
 // of an unchanged catalogue then lists and stats its ~40 files instead of reading and hashing
 // ~630 KB (~2.5 ms of a start-up to the first answer: bench/startup.ts).
 // Kept per folder in the cache folder (fingerprints/), bounded like the models. A file changed less
-// than a second before its read began is not vouched for (a file system's clock is coarse: a write
-// in the same tick as the read would leave the same times), so a folder edited just now is read in
-// full until its files are older than that.
+// than two seconds before its read began is not vouched for (a file system's clock is coarse, down to
+// 2 s on some: a write in the same tick as the read would leave the same times), so a folder edited
+// just now is read in full until its files are older than that.
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { writeAtomically } from './write-atomically.js';
 /** Fingerprints kept, one per catalogue folder. */
 const MAX_FOLDERS = 32;
 /** How long before a read began a file must have last changed for its fingerprint to be kept. */
-export const SETTLED_MS = 1000;
+export const SETTLED_MS = 2000;
 
 interface Kept { fingerprint: string; hash: string }
 
