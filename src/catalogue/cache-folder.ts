@@ -1,8 +1,14 @@
 // Housekeeping of the cache folder's derived files: each kind is bounded by a count, the least
 // recently used going first (a file's mtime is its last use: written, or marked on a read). Folders
 // that come and go (copies, temporary ones, edits) would otherwise leave files behind for ever.
+import { createHash } from 'node:crypto';
 import { readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** A catalogue folder's part of the names of its files here (its model, its fingerprint): 12 hex digits of its path's hash. */
+export function folderKey(root: string): string {
+  return createHash('sha256').update(root).digest('hex').slice(0, 12);
+}
 
 /** Mark a cached file as used now; a read-only cache folder is left as it is (only pruning order). */
 export function markUsed(file: string): void {

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { markUsed, pruneLeastRecent } from './cache-folder.js';
+import { folderKey, markUsed, pruneLeastRecent } from './cache-folder.js';
 import { listCatalogueFiles } from './catalogue-files.js';
 import type { Problem } from './problems.js';
 import { writeAtomically } from './write-atomically.js';
@@ -23,7 +23,7 @@ export const SETTLED_MS = 2000;
 
 interface Kept { fingerprint: string; hash: string }
 
-const keptFile = (cacheDir: string, root: string) => join(cacheDir, 'fingerprints', `${createHash('sha256').update(root).digest('hex').slice(0, 24)}.json`);
+const keptFile = (cacheDir: string, root: string) => join(cacheDir, 'fingerprints', `${folderKey(root)}.json`);
 
 /**
  * The digest of the folder's file names and their stat data (with `version`, the loader's), or

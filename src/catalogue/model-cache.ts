@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { markUsed, pruneLeastRecent } from './cache-folder.js';
+import { folderKey, markUsed, pruneLeastRecent } from './cache-folder.js';
 import { readCatalogueFolder } from './catalogue-files.js';
 import { keepHash, keptHash } from './folder-fingerprint.js';
 import { writeAtomically } from './write-atomically.js';
@@ -85,9 +85,10 @@ export type Opened =
 export function openCatalogue(dir: string, opts: LoadOptions = {}): Opened {
   const root = resolve(dir);
   const cacheDir = opts.cacheDir ?? defaultCacheDir();
-  const keep = cacheDir !== false && opts.modelCache !== false;
-  const kept = keep ? keptHash(cacheDir, root, loaderVersion()) : undefined;
-  const cached = kept === undefined ? undefined : readModel(cacheDir as string, root, kept);
+  // Where this folder's model (and fingerprint) are kept, if anywhere.
+  const modelDir = cacheDir !== false && opts.modelCache !== false ? cacheDir : undefined;
+  const kept = modelDir === undefined ? undefined : keptHash(modelDir, root, loaderVersion());
+  const cached = modelDir !== undefined && kept !== undefined ? readModel(modelDir, root, kept) : undefined;
   if (cached) return cached;
   const readStarted = Date.now();
   const { names: files, bytes } = readCatalogueFolder(root);
@@ -99,9 +100,9 @@ export function openCatalogue(dir: string, opts: LoadOptions = {}): Opened {
   const content = createHash('sha256').update(loaderVersion());
   for (const f of files) content.update(f).update('\0').update(bytes.get(f)!).update('\0');
   const hash = content.digest('hex').slice(0, 16);
-  if (!keep) return { root, files, bytes, hash, cacheFile: null, cacheDir };
-  if (hash !== kept) keepHash(cacheDir as string, root, files, hash, readStarted, loaderVersion());
-  return readModel(cacheDir as string, root, hash) ?? { root, files, bytes, hash, cacheFile: cacheFileOf(cacheDir as string, root, hash), cacheDir };
+  if (modelDir === undefined) return { root, files, bytes, hash, cacheFile: null, cacheDir };
+  if (hash !== kept) keepHash(modelDir, root, files, hash, readStarted, loaderVersion());
+  return readModel(modelDir, root, hash) ?? { root, files, bytes, hash, cacheFile: cacheFileOf(modelDir, root, hash), cacheDir };
 }
 
 /** The cache file of the model of `root` with content `hash`. */
@@ -136,8 +137,7 @@ export function asciiJson(value: unknown): string {
  * the same catalogue folder, so two catalogues sharing a cache folder do not evict each other.
  */
 function cacheFileName(root: string, contentHash: string): string {
-  const folder = createHash('sha256').update(root).digest('hex').slice(0, 12);
-  return `catalogue-${folder}-${contentHash.slice(0, 32)}.json`;
+  return `catalogue-${folderKey(root)}-${contentHash.slice(0, 32)}.json`;
 }
 
 /** Caches this one replaces: the same folder's older ones, and those named before the folder part existed. */
