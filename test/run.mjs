@@ -1,10 +1,14 @@
 // Runs the uvu test files compiled under dist/test and ends with the line CI reads:
-// "N passed, N failed[, N skipped]". Each file runs in its own process so one file's servers,
-// timers or WASM memory cannot leak into the next; files run in parallel, TEST_CONCURRENCY at a
-// time (default: two per core, as most files spend much of their time waiting on deadlines,
-// sockets or a browser; soaks one at a time: each measures the gateway under a load of its own, and
-// the 1 000-reload soak beside the fleet soak starved the fleet's three gateways of CPU). Exit status
-// is non-zero if anything failed.
+// "N passed, N failed[, N skipped]". Files run in parallel, TEST_CONCURRENCY lanes at a time
+// (default: two per core, as most files spend much of their time waiting on deadlines, sockets or a
+// browser; soaks one at a time: each measures the gateway under a load of its own, and the
+// 1 000-reload soak beside the fleet soak starved the fleet's three gateways of CPU). A lane is one
+// node process (test/lane.mjs) that runs the files it is given one after another: starting a process
+// and loading the modules every file shares cost a quarter of the suite's CPU when each file had its
+// own. Each file is still judged alone: its own output, temp folder, time limit and check for
+// processes left behind; a file that crashes or overruns its lane ends that lane, and the next file
+// gets a new one. Soaks, and a file with a line `// test-runner: own process`, run in a process
+// of their own (soaks measure heaps). Exit status is non-zero if anything failed.
 //   node test/run.mjs [--soak] [--save-durations] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
 // --save-durations rewrites test/durations.json (or soak-durations.json), the order of a fresh
@@ -27,20 +31,23 @@
 // Tests leave nothing behind: each run gets a fresh temp folder (<os tmpdir>/catalogue-gateway-test-*),
 // each file its own folder inside it as TMPDIR (children inherit it), and whatever a file leaves
 // there counts as one failed test naming the file and what it left; the folder is removed after.
-// Nothing hangs or lingers: each file runs in a process group of its own with a time limit
-// (TEST_FILE_LIMIT_S, default 120 s, soaks 600 s: the slowest file takes ~20 s alone, ~45 s on a loaded
-// machine); past it the file fails with its last output lines and its whole group (gateways,
-// upstreams, browsers it started) is killed. A process of the group still running after the file
-// exited is killed too, and counts as one failed test naming it. Ctrl-C kills every group.
+// Nothing hangs or lingers: each lane (or own-process file) runs in a process group of its own, and
+// each file has a time limit (TEST_FILE_LIMIT_S, default 120 s, soaks 600 s: the slowest file takes
+// ~20 s alone, ~45 s on a loaded machine); past it the file fails with its last output lines and its
+// whole group (gateways, upstreams, browsers it started) is killed. A process of the group still
+// running after the file ended is killed too, and counts as one failed test naming it; so does a
+// lane that its files left unable to exit (an open server or timer). Ctrl-C kills every group.
 // A skipped test is a failed one: a test that cannot run says why and fails (no silent gaps).
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const testDir = join(root, 'dist', 'test');
+// TEST_RUN_DIR: another folder of compiled test files (test/structure/runner.test.ts runs the runner on its own).
+const testDir = process.env.TEST_RUN_DIR || join(root, 'dist', 'test');
 const args = process.argv.slice(2);
 const soak = args.includes('--soak');
 const pattern = args.find((a) => !a.startsWith('--'));
@@ -83,6 +90,74 @@ function groupMembers(pid) {
   } catch { return []; } // ps exits 1 when the group is empty
 }
 
+const childEnv = (tmp) => ({ GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp });
+// A file asks for a process of its own with a line "// test-runner: own process".
+const OWN_PROCESS = /^\/\/ test-runner: own process$/m;
+
+/** Wait up to a second for a process told to stop as a file ended; the pids still running (ps lines) after. */
+async function lingering(pid, except) {
+  const others = () => groupMembers(pid).filter((l) => l.split(' ', 1)[0] !== String(except));
+  let left = others();
+  for (let i = 0; i < 10 && left.length; i++) { await new Promise((r) => setTimeout(r, 100)); left = others(); }
+  return left;
+}
+
+/**
+ * A lane: test/lane.mjs in a process group of its own, its stdout and stderr one pipe. run(file,
+ * tmp) resolves like runFile; after a crash or a time-out the lane is `closed` and a new one is needed.
+ */
+function startLane() {
+  const mark = `@@test-lane-${randomBytes(8).toString('hex')}`;
+  const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, '--no-opt', join(root, 'test', 'lane.mjs')], {
+    cwd: root, detached: true, env: { ...childEnv(runTmp), TEST_LANE_MARK: mark }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  groups.add(child.pid);
+  const done = new RegExp(`\\n${mark} (\\d+) (.*)\\n`);
+  const lane = { closed: null, files: [], out: '', settle: null };
+  const take = (d) => {
+    lane.out += d;
+    const m = done.exec(lane.out);
+    if (!m || !lane.settle) return;
+    const out = lane.out.slice(0, m.index);
+    lane.out = lane.out.slice(m.index + m[0].length);
+    lane.settle({ out, status: Number(m[1]), kept: JSON.parse(m[2]) });
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  child.stdin.on('error', () => {}); // a lane that died mid-write: its close settles the file
+  child.once('close', (status, signal) => {
+    lane.closed = { status: status ?? signal };
+    groups.delete(child.pid);
+    lane.settle?.({ out: lane.out, status: status ?? signal, crashed: true });
+  });
+  lane.run = (file, tmp) => new Promise((resolve) => {
+    const started = Date.now();
+    let timedOut = false;
+    lane.files.push(relative(root, file));
+    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, FILE_LIMIT_MS);
+    lane.settle = async ({ out, status, crashed, kept = [] }) => {
+      lane.settle = null;
+      clearTimeout(timer);
+      const ms = Date.now() - started;
+      if (crashed) { killGroup(child.pid); return resolve({ out, status, ms, timedOut, left: [] }); }
+      const left = await lingering(child.pid, child.pid);
+      for (const l of left) { try { process.kill(Number(l.split(' ', 1)[0]), 'SIGKILL'); } catch { /* gone */ } }
+      resolve({ out, status, ms, timedOut, left, kept });
+    };
+    child.stdin.write(`${JSON.stringify({ file, tmp })}\n`);
+  });
+  /** No more files: resolve with why the lane failed to end by itself, or null. */
+  lane.end = () => new Promise((resolve) => {
+    if (lane.closed) return resolve(null);
+    child.once('close', () => {
+      const open = new RegExp(`${mark}-open (.*)`).exec(lane.out);
+      resolve(lane.closed.status === 0 ? null : `a lane did not end after its last file${open ? ` (still open: ${open[1]})` : ` (exit ${lane.closed.status})`}; files it ran: ${lane.files.join(', ')}`);
+    });
+    child.stdin.end();
+  });
+  return lane;
+}
+
 /**
  * Run one file with `tmp` as its temp folder, in a process group of its own, at most FILE_LIMIT_MS;
  * resolve with its combined output, exit status, wall time, whether it hit the limit, and what of
@@ -92,7 +167,7 @@ function runFile(file, tmp) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, [soak ? '--expose-gc' : '--no-opt', file], {
-      cwd: root, detached: true, env: { GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root, detached: true, env: childEnv(tmp), stdio: ['ignore', 'pipe', 'pipe'],
     });
     groups.add(child.pid);
     let out = '';
@@ -102,9 +177,7 @@ function runFile(file, tmp) {
     const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, FILE_LIMIT_MS);
     child.once('close', async (status, signal) => {
       clearTimeout(timer);
-      // A process told to stop as the file ended gets a second to go before it counts as left behind.
-      let left = timedOut ? [] : groupMembers(child.pid);
-      for (let i = 0; i < 10 && left.length; i++) { await new Promise((r) => setTimeout(r, 100)); left = groupMembers(child.pid); }
+      const left = timedOut ? [] : await lingering(child.pid);
       killGroup(child.pid);
       groups.delete(child.pid);
       resolve({ out, status: status ?? signal, ms: Date.now() - started, timedOut, left });
@@ -140,28 +213,45 @@ function leftIn(dir) {
   return names.sort();
 }
 
+const leftNote = (left) => `left in its temp folder (TMPDIR): ${left.slice(0, 10).join(', ')}${left.length > 10 ? `, … (${left.length})` : ''}`;
+/** Files whose temp folder holds folders their lane removes at its exit: checked after the lanes end. */
+const laterChecks = [];
+
 const runTmp = mkdtempSync(join(tmpdir(), 'catalogue-gateway-test-'));
 let passed = 0, failed = 0, skipped = 0;
 const failures = [];
 async function worker() {
+  let lane = null;
   for (let file = queue.shift(); file; file = queue.shift()) {
     const rel = relative(root, file);
     const tmp = join(runTmp, rel.replace(/^dist\/test\//, '').replace(/[/\\]/g, '_'));
     mkdirSync(tmp);
-    const r = await runFile(file, tmp);
+    let r;
+    if (soak || OWN_PROCESS.test(readFileSync(file, 'utf8'))) r = await runFile(file, tmp);
+    else {
+      lane ??= startLane();
+      r = await lane.run(file, tmp);
+      if (lane.closed) lane = null;
+    }
     const judged = judge(r);
     if (r.left.length) {
       judged.bad += 1;
       judged.total += 1;
       judged.why = [judged.why, `left running after it ended (now killed): ${r.left.slice(0, 5).join('; ')}`].filter(Boolean).join('; ');
     }
-    const left = leftIn(tmp);
+    // Temp folders the lane's process removes at its exit are checked once it has exited.
+    const kept = new Set(r.kept ?? []);
+    const all = leftIn(tmp);
+    const left = all.filter((name) => !kept.has(join(tmp, name)));
     if (left.length) {
       judged.bad += 1; // one more failed test, named after the file
       judged.total += 1;
-      judged.why = [judged.why, `left in its temp folder (TMPDIR): ${left.slice(0, 10).join(', ')}${left.length > 10 ? `, … (${left.length})` : ''}`].filter(Boolean).join('; ');
+      judged.why = [judged.why, leftNote(left)].filter(Boolean).join('; ');
     }
-    rmSync(tmp, { recursive: true, force: true });
+    if (left.length < all.length) {
+      for (const name of left) rmSync(join(tmp, name), { recursive: true, force: true });
+      laterChecks.push({ rel, tmp });
+    } else rmSync(tmp, { recursive: true, force: true });
     const { total, ok, skip, bad, why } = judged;
     durations[rel] = r.ms;
     passed += ok; skipped += skip; failed += Math.max(0, bad);
@@ -174,6 +264,8 @@ async function worker() {
     // One write per file, so parallel files' output never interleaves.
     process.stdout.write(lines.join('\n') + '\n');
   }
+  const stuck = await lane?.end();
+  if (stuck) { failed += 1; failures.push(stuck); }
 }
 
 const started = Date.now();
@@ -187,6 +279,11 @@ if (selected.length === 0) {
   failed = 1;
 } else {
   await Promise.all(Array.from({ length: Math.min(concurrency, selected.length) }, worker));
+  for (const { rel, tmp } of laterChecks) {
+    const left = leftIn(tmp);
+    if (left.length) { failed += 1; failures.push(`${rel}: ${leftNote(left)}`); }
+    rmSync(tmp, { recursive: true, force: true });
+  }
   writeFileSync(durationsFile, JSON.stringify(durations, null, 1));
   if (args.includes('--save-durations')) {
     const rounded = Object.fromEntries(Object.entries(durations).filter(([f]) => existsSync(join(root, f))).sort().map(([f, ms]) => [f, Math.round(ms / 100) * 100]));

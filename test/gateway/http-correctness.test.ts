@@ -33,9 +33,9 @@ function raw(text: string, ms = 10_000): Promise<string> {
     let out = '';
     s.on('data', (d) => { out += d.toString('latin1'); });
     s.on('error', () => {});
-    const done = () => { s.destroy(); resolve(out); };
+    const timer = setTimeout(() => done(), ms);
+    const done = () => { clearTimeout(timer); s.destroy(); resolve(out); };
     s.on('close', done);
-    setTimeout(done, ms);
     s.write(text);
   });
 }

@@ -1,0 +1,63 @@
+// The test runner (test/run.mjs) judges each file alone although its lanes run several files in one
+// process: a file that crashes, overruns its time limit, leaves a process running, leaves a file in
+// its temp folder or leaves its lane unable to exit fails by name, and the files after it in the same
+// lane still run and pass; a file marked "own process" gets one. Runs the runner on a folder of small
+// test files, one lane at a time.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { test } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
+
+const run = promisify(execFile);
+const support = (name: string) => pathToFileURL(join(ROOT, 'dist', 'test', 'support', name)).href;
+const head = `import { test } from '${support('uvu.js')}';\nimport * as assert from '${support('assert.js')}';\n`;
+const passing = (name: string) => `test('${name}', () => { assert.ok(true); });\ntest.run();\n`;
+
+const FILES: Record<string, string> = {
+  // Durations order the queue (longest first): the names say the order they run in, one lane.
+  'a-shared-temp.test.js': `import { tempDir } from '${support('temp.js')}';\nimport { writeFileSync } from 'node:fs';\nconst dir = tempDir('shared-');\nwriteFileSync(dir + '/x', '1');\n${passing('a')}`,
+  'b-crash.test.js': `test('b', async () => { assert.ok(true); setTimeout(() => { throw new Error('boom from b'); }); await new Promise((r) => setTimeout(r, 200)); });\ntest.run();\n`,
+  'c-after-crash.test.js': passing('c'),
+  'd-hang.test.js': `test('d', async () => { assert.ok(true); console.log('d is waiting'); await new Promise(() => setInterval(() => {}, 1000)); });\ntest.run();\n`,
+  'e-after-hang.test.js': passing('e'),
+  'f-leaves-process.test.js': `import { spawn } from 'node:child_process';\ntest('f', () => { assert.ok(true); spawn('sleep', ['30'], { stdio: 'ignore' }).unref(); });\ntest.run();\n`,
+  'g-leaves-file.test.js': `import { writeFileSync } from 'node:fs';\nimport { join, relative } from 'node:path';\nimport { tmpdir } from 'node:os';\ntest('g', () => { assert.ok(true); writeFileSync(join(tmpdir(), 'g-left.txt'), 'x'); });\ntest.run();\n`,
+  'h-leaves-timer.test.js': `setInterval(() => {}, 1000);\n${passing('h')}`,
+  'i-own-process.test.js': `// test-runner: own process\ntest('i', () => { assert.is(globalThis.UVU_DEFER, undefined, 'not in a lane'); });\ntest.run();\n`,
+};
+
+test('each file is judged alone in a shared lane; failures name the file and the lanes go on', async () => {
+  const dir = tempDir('runner-');
+  const names = Object.keys(FILES);
+  for (const name of names) writeFileSync(join(dir, name), head + FILES[name]);
+  writeFileSync(join(dir, '.test-durations.json'), JSON.stringify(Object.fromEntries(names.map((n, i) => [relative(ROOT, join(dir, n)), 1000 - i]))));
+  const r = await run(process.execPath, [...NODE_FLAGS, join(ROOT, 'test', 'run.mjs')], {
+    cwd: ROOT, timeout: 60_000, env: { ...process.env, TEST_RUN_DIR: dir, TEST_CONCURRENCY: '1', TEST_FILE_LIMIT_S: '3', TEST_LANE_GRACE_S: '1' },
+  }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
+  const out = r.stdout;
+  const line = (name: string) => new RegExp(`^(ok  |FAIL) \\S*${name.replace('.', '\\.')} `, 'm').exec(out)?.[1]?.trim();
+  assert.is(r.code, 1, out);
+  assert.is(line('a-shared-temp.test.js'), 'ok', out);
+  assert.is(line('b-crash.test.js'), 'FAIL', out);
+  assert.match(out, /b-crash\.test\.js: no uvu summary[^]*boom from b/);
+  assert.is(line('c-after-crash.test.js'), 'ok', out);
+  assert.is(line('d-hang.test.js'), 'FAIL', out);
+  assert.match(out, /d-hang\.test\.js: exceeded the per-file limit of 3 s[^]*d is waiting/);
+  assert.is(line('e-after-hang.test.js'), 'ok', out);
+  assert.is(line('f-leaves-process.test.js'), 'FAIL', out);
+  assert.match(out, /f-leaves-process\.test\.js: left running after it ended \(now killed\): \d+ sleep 30/);
+  assert.is(line('g-leaves-file.test.js'), 'FAIL', out);
+  assert.match(out, /g-leaves-file\.test\.js: left in its temp folder \(TMPDIR\): g-left\.txt/);
+  assert.is(line('h-leaves-timer.test.js'), 'ok', out);
+  assert.is(line('i-own-process.test.js'), 'ok', out);
+  assert.match(out, /a lane did not end after its last file \(still open: .*Timeout.*\); files it ran: .*h-leaves-timer\.test\.js/);
+  // Tests passed: a, c, e, h, i, and f's and g's own; failed: b, d, what f and g left, the lane h kept open.
+  assert.match(out, /^7 passed, 5 failed$/m);
+});
+
+test.run();
