@@ -1,7 +1,8 @@
-// A local stand-in for the exchange, run as its own process by tests: it records every request
-// and verifies signatures the way the exchange does (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256
-// base64, Ed25519 base64) over the total parameter string = query string (without signature)
-// followed by the request body.
+// A local stand-in for the exchange: it records every request and verifies signatures the way the
+// exchange does (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256 base64, Ed25519 base64) over the total
+// parameter string = query string (without signature) followed by the request body. Tests start it
+// in their own process (startUpstream in ./processes.ts: a process of its own cost ~0.15 s of CPU
+// for each of ~50 starts), or as a process of its own where the test's own load must not slow it:
 //   node dist/test/support/exchange-upstream.js '<keys json>'   → prints "port <n>"
 // keys json: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }
 // Control: GET /__records (JSON list), POST /__reset. Request headers shape the answer:
@@ -14,11 +15,11 @@
 // other request gets the usual {ok:true,…} echo.
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-type Key = { hmac: string } | { publicKey: string };
-const keys: Record<string, Key> = JSON.parse(process.argv[2] ?? '{}');
+export type Key = { hmac: string } | { publicKey: string };
 
 export interface RecordedRequest {
   method: string;
@@ -32,18 +33,15 @@ export interface RecordedRequest {
   aborted?: boolean;
 }
 
-const records: RecordedRequest[] = [];
-const fixtures = process.env.UPSTREAM_FIXTURES;
-
 /** The fixture answer for a request, if the fixture folder has one. */
-function fixture(method: string, url: string): string | undefined {
+function fixture(fixtures: string | undefined, method: string, url: string): string | undefined {
   if (!fixtures) return undefined;
   const path = url.split('?')[0];
   const file = join(fixtures, `${method}${path.replaceAll('/', '_')}.json`);
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
-function verifySignature(apiKey: string | undefined, url: string, body: string): { ok: boolean | null; reason?: string } {
+function verifySignature(keys: Record<string, Key>, apiKey: string | undefined, url: string, body: string): { ok: boolean | null; reason?: string } {
   const q = url.indexOf('?');
   const query = q < 0 ? '' : url.slice(q + 1);
   const m = /(^|&)signature=([^&]*)$/.exec(query);
@@ -63,73 +61,82 @@ function verifySignature(apiKey: string | undefined, url: string, body: string):
   return { ok, reason: ok ? undefined : `${pub.asymmetricKeyType} signature mismatch` };
 }
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = Buffer.concat(chunks).toString('utf8');
-    const url = req.url ?? '/';
-    if (url === '/__records') {
-      res.setHeader('content-type', 'application/json');
-      return res.end(JSON.stringify(records));
-    }
-    if (url === '/__reset') {
-      records.length = 0;
-      return res.end('{}');
-    }
-    const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
-    const v = verifySignature(apiKey, url, body);
-    const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
-    records.push(record);
-    res.once('close', () => { if (!res.writableFinished) record.aborted = true; });
-    const answer = () => {
-      res.setHeader('content-type', 'application/json;charset=UTF-8');
-      res.setHeader('x-mbx-used-weight-1m', String(req.headers['x-test-used-weight'] ?? records.length));
-      if (v.ok === false) {
-        res.statusCode = 400;
-        return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
+/** The stand-in's server (not listening yet) and the requests it has recorded. */
+export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): { server: Server; records: RecordedRequest[] } {
+  const records: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const url = req.url ?? '/';
+      if (url === '/__records') {
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify(records));
       }
-      if (url.startsWith('/api/v3/rateLimited')) {
-        res.statusCode = 429;
-        res.setHeader('retry-after', '7');
+      if (url === '/__reset') {
+        records.length = 0;
+        return res.end('{}');
       }
-      const big = Number(req.headers['x-test-body-bytes'] ?? 0);
-      if (big) {
-        // A large answer, with a length or (x-test-chunked) streamed in chunks without one.
-        const data = Buffer.alloc(big, 'abcdefghij');
-        if (req.headers['x-test-chunked']) {
-          for (let i = 0; i < big; i += 65536) res.write(data.subarray(i, i + 65536));
-          return res.end();
+      const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
+      const v = verifySignature(keys, apiKey, url, body);
+      const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
+      records.push(record);
+      res.once('close', () => { if (!res.writableFinished) record.aborted = true; });
+      const answer = () => {
+        res.setHeader('content-type', 'application/json;charset=UTF-8');
+        res.setHeader('x-mbx-used-weight-1m', String(req.headers['x-test-used-weight'] ?? records.length));
+        if (v.ok === false) {
+          res.statusCode = 400;
+          return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
         }
-        res.setHeader('content-length', big);
-        return res.end(data);
+        if (url.startsWith('/api/v3/rateLimited')) {
+          res.statusCode = 429;
+          res.setHeader('retry-after', '7');
+        }
+        const big = Number(req.headers['x-test-body-bytes'] ?? 0);
+        if (big) {
+          // A large answer, with a length or (x-test-chunked) streamed in chunks without one.
+          const data = Buffer.alloc(big, 'abcdefghij');
+          if (req.headers['x-test-chunked']) {
+            for (let i = 0; i < big; i += 65536) res.write(data.subarray(i, i + 65536));
+            return res.end();
+          }
+          res.setHeader('content-length', big);
+          return res.end(data);
+        }
+        res.end(fixture(fixtures, req.method ?? '', url) ?? JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
+      };
+      const status = req.headers['x-test-status'];
+      if (status) {
+        // Written by hand: node refuses to send a status outside 100–999 itself.
+        const retry = req.headers['x-test-retry-after'] ? `retry-after: ${req.headers['x-test-retry-after']}\r\n` : '';
+        res.socket?.end(`HTTP/1.1 ${status} Odd\r\n${retry}content-length: 2\r\n\r\n{}`);
+        return;
       }
-      res.end(fixture(req.method ?? '', url) ?? JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
-    };
-    const status = req.headers['x-test-status'];
-    if (status) {
-      // Written by hand: node refuses to send a status outside 100–999 itself.
-      const retry = req.headers['x-test-retry-after'] ? `retry-after: ${req.headers['x-test-retry-after']}\r\n` : '';
-      res.socket?.end(`HTTP/1.1 ${status} Odd\r\n${retry}content-length: 2\r\n\r\n{}`);
-      return;
-    }
-    const drip = Number(req.headers['x-test-drip-ms'] ?? 0);
-    if (drip) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('[');
-      const t = setInterval(() => res.write(' '), drip);
-      res.once('close', () => clearInterval(t));
-      return;
-    }
-    if (req.headers['x-test-vary']) res.setHeader('vary', String(req.headers['x-test-vary']));
-    const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
-    if (delay) setTimeout(() => { if (!record.aborted) answer(); }, delay);
-    else answer();
+      const drip = Number(req.headers['x-test-drip-ms'] ?? 0);
+      if (drip) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('[');
+        const t = setInterval(() => res.write(' '), drip);
+        res.once('close', () => clearInterval(t));
+        return;
+      }
+      if (req.headers['x-test-vary']) res.setHeader('vary', String(req.headers['x-test-vary']));
+      const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
+      if (delay) setTimeout(() => { if (!record.aborted) answer(); }, delay);
+      else answer();
+    });
   });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  const addr = server.address();
-  console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  server.keepAliveTimeout = 60_000;
+  return { server, records };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { server } = exchangeUpstream(JSON.parse(process.argv[2] ?? '{}'), process.env.UPSTREAM_FIXTURES);
+  server.listen(0, '127.0.0.1', () => {
+    const addr = server.address();
+    console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}

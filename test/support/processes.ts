@@ -1,7 +1,8 @@
 // Start test processes (the local exchange upstream, the gateway CLI) and wait for their ready line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { RecordedRequest } from './exchange-upstream.js';
+import type { AddressInfo } from 'node:net';
+import { exchangeUpstream, type Key, type RecordedRequest } from './exchange-upstream.js';
 
 /** Repository root (this file runs from dist/test/support). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -56,21 +57,41 @@ export function startProcess(script: string, args: string[], ready: RegExp, env:
   });
 }
 
-export interface Upstream extends Proc {
+export interface Upstream {
   url: string;
   records(): Promise<RecordedRequest[]>;
   reset(): Promise<void>;
+  stop(): Promise<void>;
 }
 
-/** `fixtures`: a folder of canned answers (see exchange-upstream.ts, UPSTREAM_FIXTURES). */
-export async function startUpstream(keys: Record<string, { hmac: string } | { publicKey: string }> = {}, fixtures?: string): Promise<Upstream> {
-  const p = await startProcess(`${ROOT}dist/test/support/exchange-upstream.js`, [JSON.stringify(keys)], /port (\d+)/, fixtures ? { UPSTREAM_FIXTURES: fixtures } : {});
-  const url = `http://127.0.0.1:${p.match[1]}`;
+/**
+ * The exchange stand-in (./exchange-upstream.ts) on a loopback port. `fixtures`: a folder of canned
+ * answers (UPSTREAM_FIXTURES there). It runs in the test's own process, unless `ownProcess`: a test
+ * whose own load (many clients, a busy loop) must not slow the upstream's answers.
+ */
+export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: string, ownProcess = false): Promise<Upstream> {
+  if (ownProcess) {
+    const p = await startProcess(`${ROOT}dist/test/support/exchange-upstream.js`, [JSON.stringify(keys)], /port (\d+)/, fixtures ? { UPSTREAM_FIXTURES: fixtures } : {});
+    const url = `http://127.0.0.1:${p.match[1]}`;
+    return {
+      url,
+      stop: p.stop,
+      records: async () => (await fetch(`${url}/__records`)).json() as Promise<RecordedRequest[]>,
+      reset: async () => { await fetch(`${url}/__reset`, { method: 'POST' }); },
+    };
+  }
+  const { server, records } = exchangeUpstream(keys, fixtures);
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
-    ...p,
-    url,
-    records: async () => (await fetch(`${url}/__records`)).json() as Promise<RecordedRequest[]>,
-    reset: async () => { await fetch(`${url}/__reset`, { method: 'POST' }); },
+    url: `http://127.0.0.1:${port}`,
+    records: async () => JSON.parse(JSON.stringify(records)) as RecordedRequest[], // a copy, as the process's answer was
+    reset: async () => { records.length = 0; },
+    stop: () => new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      server.closeAllConnections(); // keep-alive connections would hold close() for a minute
+    }),
   };
 }
 
