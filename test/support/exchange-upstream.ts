@@ -113,8 +113,10 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
       }
       if (req.headers['x-test-vary']) res.setHeader('vary', String(req.headers['x-test-vary']));
       const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
-      if (delay) setTimeout(() => { if (!record.aborted) answer(); }, delay);
-      else answer();
+      if (delay) {
+        const timer = setTimeout(answer, delay);
+        res.once('close', () => clearTimeout(timer)); // a caller that gave up (or stop()) leaves no timer behind
+      } else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
