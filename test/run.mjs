@@ -56,6 +56,7 @@ const suffix = soak ? '.soak.js' : '.test.js';
 const concurrency = Number(process.env.TEST_CONCURRENCY) || (soak ? 1 : availableParallelism() * 2);
 const FILE_LIMIT_MS = (Number(process.env.TEST_FILE_LIMIT_S) || (soak ? 600 : 120)) * 1000;
 const TAIL_LINES = 40;
+const tailOf = (out) => out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
 const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');
 const WRAPPERS = new Set(['support/uvu.js', 'support/assert.js'].map((f) => join(testDir, f)));
@@ -83,10 +84,14 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.once(sig, () => { for (const pid of groups) killGroup(pid); process.exit(130); });
 }
 
-/** The processes still in group `pid`, as "pid command" lines (ps), empty when none is left. */
+/**
+ * The processes still running in group `pid`, as "pid command" lines (ps), empty when none is left.
+ * A zombie (state Z: ended, not yet reaped, e.g. one whose parent was killed) is not running.
+ */
 function groupMembers(pid) {
   try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pid)], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter(Boolean);
+    return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pid)], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter(Boolean)
+      .map((l) => l.split(/\s+/)).filter(([, stat]) => !stat.startsWith('Z')).map(([p, , ...args]) => `${p} ${args.join(' ')}`);
   } catch { return []; } // ps exits 1 when the group is empty
 }
 
@@ -128,7 +133,9 @@ function startLane() {
   child.once('close', (status, signal) => {
     lane.closed = { status: status ?? signal };
     groups.delete(child.pid);
-    lane.settle?.({ out: lane.out, status: status ?? signal, crashed: true });
+    if (lane.settle) lane.settle({ out: lane.out, status: status ?? signal, crashed: true });
+    // Between two files (a file's late error, a kill from outside): nothing of the file's is pending, so it is said here.
+    else if (!lane.ending) lane.died = `a lane ended between files (exit ${status ?? signal}) after ${lane.files.at(-1)}; its last output lines:\n${tailOf(lane.out)}`;
   });
   lane.run = (file, tmp) => new Promise((resolve) => {
     const started = Date.now();
@@ -148,10 +155,11 @@ function startLane() {
   });
   /** No more files: resolve with why the lane failed to end by itself, or null. */
   lane.end = () => new Promise((resolve) => {
-    if (lane.closed) return resolve(null);
+    if (lane.closed) return resolve(lane.died ?? null);
+    lane.ending = true;
     child.once('close', () => {
       const open = new RegExp(`${mark}-open (.*)`).exec(lane.out);
-      resolve(lane.closed.status === 0 ? null : `a lane did not end after its last file${open ? ` (still open: ${open[1]})` : ` (exit ${lane.closed.status})`}; files it ran: ${lane.files.join(', ')}`);
+      resolve(lane.closed.status === 0 ? null : `a lane did not end after its last file${open ? ` (still open: ${open[1]})` : ` (exit ${lane.closed.status}; its last output lines:\n${tailOf(lane.out)}\n)`}; files it ran: ${lane.files.join(', ')}`);
     });
     child.stdin.end();
   });
@@ -192,8 +200,7 @@ function judge({ out, status, timedOut }) {
   let bad = total - ok + skip;
   let why = skip ? `${skip} test(s) skipped: a test that cannot run is a failure (make it run, or remove it)` : '';
   if (timedOut) {
-    const tail = out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
-    why = `exceeded the per-file limit of ${FILE_LIMIT_MS / 1000} s (TEST_FILE_LIMIT_S); killed with every process it started. Its last output lines:\n${tail}`;
+    why = `exceeded the per-file limit of ${FILE_LIMIT_MS / 1000} s (TEST_FILE_LIMIT_S); killed with every process it started. Its last output lines:\n${tailOf(out)}`;
     bad = Math.max(1, bad);
   } else if (!/Total:\s+\d+/.test(out)) { why = `no uvu summary (exit ${status}): the file crashed or never called .run()`; bad = Math.max(1, bad); }
   else if (total === 0) { why = 'ran no test (uvu printed "Total: 0"): a test file must run at least one test'; bad = 1; }
@@ -231,7 +238,10 @@ async function worker() {
     else {
       lane ??= startLane();
       r = await lane.run(file, tmp);
-      if (lane.closed) lane = null;
+      if (lane.closed) {
+        if (lane.died) { failed += 1; failures.push(lane.died); }
+        lane = null;
+      }
     }
     const judged = judge(r);
     if (r.left.length) {

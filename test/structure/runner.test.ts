@@ -18,27 +18,33 @@ const support = (name: string) => pathToFileURL(join(ROOT, 'dist', 'test', 'supp
 const head = `import { test } from '${support('uvu.js')}';\nimport * as assert from '${support('assert.js')}';\n`;
 const passing = (name: string) => `test('${name}', () => { assert.ok(true); });\ntest.run();\n`;
 
+/** One lane runs them in this order. */
 const FILES: Record<string, string> = {
-  // Durations order the queue (longest first): the names say the order they run in, one lane.
   'a-shared-temp.test.js': `import { tempDir } from '${support('temp.js')}';\nimport { writeFileSync } from 'node:fs';\nconst dir = tempDir('shared-');\nwriteFileSync(dir + '/x', '1');\n${passing('a')}`,
   'b-crash.test.js': `test('b', async () => { assert.ok(true); setTimeout(() => { throw new Error('boom from b'); }); await new Promise((r) => setTimeout(r, 200)); });\ntest.run();\n`,
   'c-after-crash.test.js': passing('c'),
   'd-hang.test.js': `test('d', async () => { assert.ok(true); console.log('d is waiting'); await new Promise(() => setInterval(() => {}, 1000)); });\ntest.run();\n`,
   'e-after-hang.test.js': passing('e'),
   'f-leaves-process.test.js': `import { spawn } from 'node:child_process';\ntest('f', () => { assert.ok(true); spawn('sleep', ['30'], { stdio: 'ignore' }).unref(); });\ntest.run();\n`,
-  'g-leaves-file.test.js': `import { writeFileSync } from 'node:fs';\nimport { join, relative } from 'node:path';\nimport { tmpdir } from 'node:os';\ntest('g', () => { assert.ok(true); writeFileSync(join(tmpdir(), 'g-left.txt'), 'x'); });\ntest.run();\n`,
+  'g-leaves-file.test.js': `import { writeFileSync } from 'node:fs';\nimport { join } from 'node:path';\nimport { tmpdir } from 'node:os';\ntest('g', () => { assert.ok(true); writeFileSync(join(tmpdir(), 'g-left.txt'), 'x'); });\ntest.run();\n`,
   'h-leaves-timer.test.js': `setInterval(() => {}, 1000);\n${passing('h')}`,
   'i-own-process.test.js': `// test-runner: own process\ntest('i', () => { assert.is(globalThis.UVU_DEFER, undefined, 'not in a lane'); });\ntest.run();\n`,
 };
 
-test('each file is judged alone in a shared lane; failures name the file and the lanes go on', async () => {
+/** Run the runner, one lane, on test files `files` (name → source after the imports), in that order. */
+async function runner(files: Record<string, string>): Promise<{ code: number; stdout: string }> {
   const dir = tempDir('runner-');
-  const names = Object.keys(FILES);
-  for (const name of names) writeFileSync(join(dir, name), head + FILES[name]);
+  const names = Object.keys(files);
+  for (const name of names) writeFileSync(join(dir, name), head + files[name]);
+  // Durations order the queue (longest first).
   writeFileSync(join(dir, '.test-durations.json'), JSON.stringify(Object.fromEntries(names.map((n, i) => [relative(ROOT, join(dir, n)), 1000 - i]))));
-  const r = await run(process.execPath, [...NODE_FLAGS, join(ROOT, 'test', 'run.mjs')], {
+  return run(process.execPath, [...NODE_FLAGS, join(ROOT, 'test', 'run.mjs')], {
     cwd: ROOT, timeout: 60_000, env: { ...process.env, TEST_RUN_DIR: dir, TEST_CONCURRENCY: '1', TEST_FILE_LIMIT_S: '3', TEST_LANE_GRACE_S: '1' },
   }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
+}
+
+test('each file is judged alone in a shared lane; failures name the file and the lanes go on', async () => {
+  const r = await runner(FILES);
   const out = r.stdout;
   const line = (name: string) => new RegExp(`^(ok  |FAIL) \\S*${name.replace('.', '\\.')} `, 'm').exec(out)?.[1]?.trim();
   assert.is(r.code, 1, out);
@@ -58,6 +64,28 @@ test('each file is judged alone in a shared lane; failures name the file and the
   assert.match(out, /a lane did not end after its last file \(still open: .*Timeout.*\); files it ran: .*h-leaves-timer\.test\.js/);
   // Tests passed: a, c, e, h, i, and f's and g's own; failed: b, d, what f and g left, the lane h kept open.
   assert.match(out, /^7 passed, 5 failed$/m);
+});
+
+test('a lane that dies after its last file fails with its last output', async () => {
+  const r = await runner({ 'late-crash.test.js': `test('late', () => { assert.ok(true); setTimeout(() => { throw new Error('late boom'); }, 500); });\ntest.run();\n` });
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stdout, /^ok   \S*late-crash\.test\.js /m);
+  // Said as the end of the lane (the runner had asked it to end) or, on a slow machine, as its death before that.
+  assert.match(r.stdout, /a lane (did not end after its last file \(exit 1; its last output lines:[^]*late boom[^]*files it ran: \S*late-crash\.test\.js|ended between files \(exit 1\) after \S*late-crash\.test\.js; its last output lines:[^]*late boom)/);
+  assert.match(r.stdout, /^1 passed, 1 failed$/m);
+});
+
+test('a lane killed between two files is reported, and the next file gets a new lane', async () => {
+  // The file's helper kills the lane while the runner waits for the file's processes to end.
+  const r = await runner({
+    'a-killer.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); spawn('sh', ['-c', 'sleep 0.3; kill -9 $PPID'], { stdio: 'ignore' }); });\ntest.run();\n`,
+    'b-next.test.js': passing('b'),
+  });
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stdout, /^ok   \S*a-killer\.test\.js /m);
+  assert.match(r.stdout, /^ok   \S*b-next\.test\.js /m);
+  assert.match(r.stdout, /a lane ended between files \(exit SIGKILL\) after \S*a-killer\.test\.js/);
+  assert.match(r.stdout, /^2 passed, 1 failed$/m);
 });
 
 test.run();
