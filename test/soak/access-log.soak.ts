@@ -6,7 +6,7 @@ import { linesThroughStop } from '../observe/access-log-order.js';
 
 const test = suite('access log (soak)');
 let upstream: Upstream;
-test.before(async () => { upstream = await startUpstream({}); });
+test.before(async () => { upstream = await startUpstream({}, undefined, { ownProcess: true }); });
 test.after(async () => { await upstream.stop(); });
 
 test('10 000 requests then SIGTERM: 10 000 access lines, each JSON, in the order they were answered', async () => {

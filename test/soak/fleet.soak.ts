@@ -35,7 +35,7 @@ async function startReplica(i: number): Promise<Proc> {
 }
 
 test.before(async () => {
-  [redis, upstream] = await Promise.all([startRedis(), startUpstream({ [KEY]: { hmac: SECRET } })]);
+  [redis, upstream] = await Promise.all([startRedis(), startUpstream({ [KEY]: { hmac: SECRET } }, undefined, { ownProcess: true })]);
   for (let i = 0; i < 3; i++) ports.push(await freePort());
   for (let i = 0; i < 3; i++) replicas.push(await startReplica(i));
   nginx = await startNginx(ports);

@@ -9,7 +9,7 @@ import { burst, count, percentile } from '../overload/load.js';
 const test = suite('5 000 keep-alive clients (soak)');
 
 test('5 000 keep-alive clients with one request each: 5 000 × 200', async () => {
-  const upstream = await startUpstream();
+  const upstream = await startUpstream({}, undefined, { ownProcess: true });
   const gw = await startGatewayProcess(['--upstream', `exchange=${upstream.url}`, '--release', '3.12.0', '--rate-limit', 'off', '--log-level', 'warn']);
   try {
     // Arriving within one second: all 5 000 at the same instant would overflow the listen backlog

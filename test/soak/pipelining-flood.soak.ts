@@ -5,7 +5,7 @@ import { startUpstream, type Upstream } from '../support/processes.js';
 
 const test = suite('pipelining flood (soak)');
 let upstream: Upstream;
-test.before(async () => { upstream = await startUpstream({}); });
+test.before(async () => { upstream = await startUpstream({}, undefined, { ownProcess: true }); });
 test.after(async () => { await upstream.stop(); });
 
 test('4 × 30 000 unread pipelined GETs: the upstream sees only what the bound allows; RSS < +150 MiB', async () => {

@@ -16,7 +16,7 @@ import { startUpstream, type Upstream } from '../support/processes.js';
 const RELOADS = Number(process.env.RELOAD_SOAK_COUNT ?? 1000);
 const test = suite('reload memory (soak)');
 let upstream: Upstream;
-test.before(async () => { upstream = await startUpstream({}); });
+test.before(async () => { upstream = await startUpstream({}, undefined, { ownProcess: true }); });
 test.after(async () => {
   await upstream.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

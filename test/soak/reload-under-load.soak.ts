@@ -6,7 +6,7 @@ import { startUpstream, type Upstream } from '../support/processes.js';
 
 const test = suite('reload under load (soak)');
 let upstream: Upstream;
-test.before(async () => { upstream = await startUpstream({}); });
+test.before(async () => { upstream = await startUpstream({}, undefined, { ownProcess: true }); });
 test.after(async () => {
   await upstream.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -38,8 +38,10 @@ async function runner(files: Record<string, string>): Promise<{ code: number; st
   for (const name of names) writeFileSync(join(dir, name), head + files[name]);
   // Durations order the queue (longest first).
   writeFileSync(join(dir, '.test-durations.json'), JSON.stringify(Object.fromEntries(names.map((n, i) => [relative(ROOT, join(dir, n)), 1000 - i]))));
+  // Not TEST_TOTALS_FILE: the fixtures' counts are not the suite's (.ci/run adds that file up).
+  const { TEST_TOTALS_FILE, ...env } = process.env; // eslint-disable-line @typescript-eslint/no-unused-vars
   return run(process.execPath, [...NODE_FLAGS, join(ROOT, 'test', 'run.mjs')], {
-    cwd: ROOT, timeout: 60_000, env: { ...process.env, TEST_RUN_DIR: dir, TEST_CONCURRENCY: '1', TEST_FILE_LIMIT_S: '3', TEST_LANE_GRACE_S: '1' },
+    cwd: ROOT, timeout: 60_000, env: { ...env, TEST_RUN_DIR: dir, TEST_CONCURRENCY: '1', TEST_FILE_LIMIT_S: '3', TEST_LANE_GRACE_S: '1' },
   }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
 }
 

@@ -1,20 +1,24 @@
-// A local stand-in for the exchange, started by tests in their own process (startUpstream in
-// ./processes.ts): it records every request and verifies signatures the way the exchange does
-// (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256 base64, Ed25519 base64) over the total parameter string =
-// query string (without signature) followed by the request body.
+// A local stand-in for the exchange: it records every request and verifies signatures the way the
+// exchange does (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256 base64, Ed25519 base64) over the total
+// parameter string = query string (without signature) followed by the request body. Tests run it in
+// their own process (startUpstream in ./processes.ts); soaks as a process of its own, so that their
+// load does not slow it and its records are not in the heap they measure:
+//   node dist/test/support/exchange-upstream.js '<keys json>'   → prints "port <n>"
 // keys: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }
-// The caller reads and clears `records`. Request headers shape the answer:
+// The caller reads and clears `records` (a process of its own: GET /__records, POST /__reset).
+// Request headers shape the answer:
 // x-test-delay-ms delays it; x-test-status sets its status (any number, even an invalid one);
 // x-test-drip-ms sends the headers, then one body byte every that many ms, never ending;
 // x-test-vary sets a Vary header; x-test-used-weight sets X-MBX-USED-WEIGHT-1M (default: the number of
 // requests recorded); x-test-retry-after adds Retry-After to an x-test-status answer.
-// fixtures=<dir>: a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
+// fixtures=<dir> (UPSTREAM_FIXTURES for a process of its own): a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
 // is answered with that file (realistic shapes for clients such as ccxt that parse the answer); any
 // other request gets the usual {ok:true,…} echo.
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export type Key = { hmac: string } | { publicKey: string };
 
@@ -67,6 +71,14 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const url = req.url ?? '/';
+      if (url === '/__records') {
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify(records));
+      }
+      if (url === '/__reset') {
+        records.length = 0;
+        return res.end('{}');
+      }
       const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
       const v = verifySignature(keys, apiKey, url, body);
       const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
@@ -121,4 +133,13 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
   });
   server.keepAliveTimeout = 60_000;
   return { server, records };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { server } = exchangeUpstream(JSON.parse(process.argv[2] ?? '{}'), process.env.UPSTREAM_FIXTURES);
+  server.listen(0, '127.0.0.1', () => {
+    const addr = server.address();
+    console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }

@@ -67,9 +67,20 @@ export interface Upstream {
 /**
  * The exchange stand-in (./exchange-upstream.ts) on a loopback port, in the test's own process (a
  * process of its own cost ~0.15 s of CPU for each of ~50 starts a run). `fixtures`: a folder of
- * canned answers.
+ * canned answers. `ownProcess`: for a soak, whose load must not slow the upstream and whose heap
+ * must not hold the upstream's records.
  */
-export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: string): Promise<Upstream> {
+export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: string, { ownProcess = false } = {}): Promise<Upstream> {
+  if (ownProcess) {
+    const p = await startProcess(`${ROOT}dist/test/support/exchange-upstream.js`, [JSON.stringify(keys)], /port (\d+)/, fixtures ? { UPSTREAM_FIXTURES: fixtures } : {});
+    const url = `http://127.0.0.1:${p.match[1]}`;
+    return {
+      url,
+      stop: p.stop,
+      records: async () => (await fetch(`${url}/__records`)).json() as Promise<RecordedRequest[]>,
+      reset: async () => { await fetch(`${url}/__reset`, { method: 'POST' }); },
+    };
+  }
   const { server, records } = exchangeUpstream(keys, fixtures);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
