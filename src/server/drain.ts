@@ -62,9 +62,13 @@ async function handOver(server: Server, gateway: Gateway, acceptGraceMs: number,
   server.on('connection', arrived);
   server.on('request', arrived);
   const end = last + acceptGraceMs;
-  for (let now = last; now < end && now - last < QUIET_MS; now = performance.now()) {
-    await sleep(Math.max(1, Math.min(end - now, last + QUIET_MS - now)));
-  }
+  const waiting = () => { const now = performance.now(); return now < end && now - last < QUIET_MS; };
+  do {
+    while (waiting()) await sleep(Math.max(1, Math.min(end - performance.now(), last + QUIET_MS - performance.now())));
+    // A timer that fires late (a stalled process) runs before the poll phase that accepts what the
+    // kernel queued meanwhile: let that phase run once; a connection it takes means not quiet yet.
+    await new Promise((r) => setImmediate(r));
+  } while (waiting());
   server.off('connection', arrived);
   server.off('request', arrived);
   const quiet = performance.now() - last >= QUIET_MS;

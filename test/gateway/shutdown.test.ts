@@ -4,6 +4,7 @@
 // other replicas before it closes its listener.
 import { execFileSync, spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { get, request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -139,6 +140,35 @@ test('--accept-grace: a stopping gateway refuses what a balancer retries elsewhe
   assert.ok(took < 10_000, `closed ${took.toFixed(0)} ms after the last connection: the 20 s grace, not the quiet, ended it`);
   assert.ok(await refuses(gw.url), 'the listener is closed');
   assert.ok(lines.some((l) => /listener closed after \d+ ms \(no new connection\); 2 request\(s\) left to other replicas/.test(l)), lines.join('\n'));
+});
+
+test('--accept-grace: an order whose connection the kernel queued while the process stalled is served, not reset', async () => {
+  const gw = await gatewayAt('3.12.0', upstream.url, ['--accept-grace', '20000', '--rate-limit', 'off']);
+  const { port } = new URL(gw.url);
+  const path = `/api/v3/order?${signed(`symbol=BNBUSDT&side=BUY&type=MARKET&quantity=1&${ts()}`)}`;
+  // The client is another thread, so it connects while this one stalls: 100 ms into the stall.
+  const client = new Worker(`
+    const { workerData, parentPort } = require('node:worker_threads');
+    const { connect } = require('node:net');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    const s = connect(workerData.port, '127.0.0.1');
+    let out = '';
+    s.on('data', (d) => { out += d; });
+    s.on('error', (e) => parentPort.postMessage('error ' + e.code));
+    s.on('close', () => parentPort.postMessage(out.split('\\r\\n')[0]));
+    s.write('POST ' + workerData.path + ' HTTP/1.1\\r\\nHost: x\\r\\nX-MBX-APIKEY: ' + workerData.key + '\\r\\nContent-Length: 0\\r\\n\\r\\n');
+  `, { eval: true, workerData: { port: Number(port), path, key: API_KEY } });
+  const answer = new Promise<string>((resolve) => client.once('message', resolve));
+  await new Promise((r) => client.once('online', r));
+  const closing = gw.close();
+  // The process stalls (a long GC, a busy machine) past the 250 ms quiet, in the check phase: when it
+  // wakes, the hand-over's overdue timer runs before the poll phase that would accept the connection
+  // the kernel queued meanwhile.
+  await new Promise<void>((r) => setImmediate(() => { for (const until = performance.now() + 400; performance.now() < until;) { /* stalled */ } r(); }));
+  assert.is(await answer, 'HTTP/1.1 200 OK');
+  await client.terminate();
+  await closing;
+  assert.ok(await refuses(gw.url), 'the listener is closed once quiet');
 });
 
 test('--accept-grace bounds the hand-over: traffic that never stops cannot hold the listener open past it', async () => {
