@@ -22,11 +22,18 @@ export interface Proc {
  */
 export const NODE_FLAGS = ['--no-opt'];
 
-/** SIGTERM, then SIGKILL after 3 s; resolves once the child has exited. */
+/**
+ * SIGTERM, then SIGKILL after 3 s; resolves once the child has exited and what it wrote last has been
+ * read ('close': its stdio ended; 'exit' can come first, and a gateway's last log lines, flushed as it
+ * stops, were then missing from output() on a loaded machine), or 2 s after the exit if a process it
+ * started still holds its stdio.
+ */
 export function stopper(child: ChildProcess): () => Promise<void> {
   return () => new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
+    let late: NodeJS.Timeout | undefined;
+    child.once('close', () => { clearTimeout(late); resolve(); });
+    child.once('exit', () => { late = setTimeout(resolve, 2000); });
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 3000).unref();
   });
