@@ -30,7 +30,9 @@ function ownMetaUrl(outfile: string): Plugin {
     setup(b) {
       b.onLoad({ filter: /\.js$/ }, async ({ path }) => {
         const text = await readFile(path, 'utf8');
-        const rel = relative(dirname(outfile), path).split('\\').join('/');
+        // The entry is read from its tsc output kept beside the bundle; its own URL is the bundle's.
+        const own = path.endsWith('.unbundled.js') ? path.slice(0, -'.unbundled.js'.length) + '.js' : path;
+        const rel = relative(dirname(outfile), own).split('\\').join('/');
         const url = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
         return { contents: text.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(path) };
       });

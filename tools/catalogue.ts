@@ -10,7 +10,7 @@ import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalo
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { cacheDirFrom } from '../src/config.js';
 import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js';
-import { runTool } from '../src/cli/run-tool.js';
+import { command } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
@@ -128,4 +128,4 @@ function endpoints(argv: string[]): number {
   return 0;
 }
 
-runTool(main, { usage: USAGE });
+export const tool = command(import.meta.url, { main, usage: USAGE });

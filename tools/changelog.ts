@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { cacheDirFrom } from '../src/config.js';
-import { runTool } from '../src/cli/run-tool.js';
+import { command } from '../src/cli/run-tool.js';
 import { flag, parseArgs, UsageError } from '../src/args.js';
 import { changelog, versionedService } from '../src/diff/index.js';
 
@@ -24,4 +24,4 @@ function main(argv: string[]): number {
   return 0;
 }
 
-runTool(main, { catalogueErrorExit: 2 });
+export const tool = command(import.meta.url, { main, catalogueErrorExit: 2 });

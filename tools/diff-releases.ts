@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { cacheDirFrom } from '../src/config.js';
-import { runTool } from '../src/cli/run-tool.js';
+import { command } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import {
   DIFF_JSON_SCHEMA, diffCatalogues, diffReleases, format, FORMATS, openBase, parseIgnore, parseSeverity, RULES, severityRank, versionedService,
@@ -93,4 +93,4 @@ function readOptionFile(option: string, file: string): string {
   }
 }
 
-runTool(main, { catalogueErrorExit: 2 });
+export const tool = command(import.meta.url, { main, catalogueErrorExit: 2 });

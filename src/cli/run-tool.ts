@@ -1,32 +1,56 @@
 // Shared ending of the command-line tools: run main, turn usage and catalogue errors into
 // one clear message and an exit status, let anything else surface as the bug it is.
+// A tool module exports its Tool and runs it only when node was started on that module, so the
+// tests can also run it in their own process (test/support/tools.ts), without a node start each.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { CatalogueError, CatalogueReadError } from '../catalogue/problems.js';
 import { UnknownReleaseError } from '../catalogue/resolve.js';
 import { UsageError } from '../args.js';
 
-export interface RunToolOptions {
+export interface Tool {
+  main: (argv: string[]) => number;
   /** Printed after a usage error. */
   usage?: string;
   /** Exit status for a catalogue that does not load (default 1; one that cannot be read: 2). */
   catalogueErrorExit?: number;
 }
 
-export function runTool(main: (argv: string[]) => number, opts: RunToolOptions = {}): void {
+/** Run `tool` on `argv`: its exit status, with usage and catalogue errors said on stderr. */
+export function runTool(tool: Tool, argv: string[]): number {
   // Asking for help is not a mistake: the usage on stdout, exit 0, wherever --help stands.
-  if (opts.usage && process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
-    console.log(opts.usage);
-    return;
+  if (tool.usage && argv.some((a) => a === '--help' || a === '-h')) {
+    console.log(tool.usage);
+    return 0;
   }
   try {
-    process.exitCode = main(process.argv.slice(2));
+    return tool.main(argv);
   } catch (e) {
     if (e instanceof UsageError || e instanceof UnknownReleaseError) {
       console.error(`error: ${e.message}`);
-      if (opts.usage && e instanceof UsageError) console.error(opts.usage);
-      process.exitCode = 2;
-    } else if (e instanceof CatalogueError) {
+      if (tool.usage && e instanceof UsageError) console.error(tool.usage);
+      return 2;
+    }
+    if (e instanceof CatalogueError) {
       console.error(e.message);
-      process.exitCode = e instanceof CatalogueReadError ? 2 : opts.catalogueErrorExit ?? 1;
-    } else throw e;
+      return e instanceof CatalogueReadError ? 2 : tool.catalogueErrorExit ?? 1;
+    }
+    throw e;
   }
+}
+
+export interface Command extends Tool {
+  /** runTool with this module's own classes: a bundled tool (tools/bundle.ts) has copies of its own. */
+  run(argv: string[]): number;
+}
+
+/**
+ * A tool module's command: run at once on the command line's arguments when `moduleUrl` (the tool's
+ * import.meta.url) is the script node was started on; otherwise only returned, for a caller to run.
+ */
+export function command(moduleUrl: string, tool: Tool): Command {
+  const cmd = { ...tool, run: (argv: string[]) => runTool(tool, argv) };
+  const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+  if (process.argv[1] && real(process.argv[1]) === real(fileURLToPath(moduleUrl))) process.exitCode = cmd.run(process.argv.slice(2));
+  return cmd;
 }

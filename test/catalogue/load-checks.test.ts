@@ -2,14 +2,14 @@
 // would silently ignore part of), an errors.codes key that is not a reason, security the gateway
 // cannot enforce, fields it would ignore. Every problem is a file:line line, all in one pass, both
 // from loadCatalogue (start-up) and from `catalogue lint` (the compiled tool, as a child process).
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { REASON_NAMES } from '../../src/catalogue/reasons.js';
 import { bodySchema, createBodyAjv, createParamAjv, parameterSchema } from '../../src/catalogue/validators.js';
-import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { ROOT } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 import { catalogueFolder, problemsOf } from './folder.js';
 
 const test = suite('catalogue checks at load');
@@ -104,7 +104,7 @@ test('loadCatalogue reports every problem at once, each as file:line: problem', 
 test('catalogue lint prints the same problems and exits 1', () => {
   const dir = broken();
   try {
-    const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', dir], { encoding: 'utf8' });
+    const r = runTool('catalogue', ['lint', '--catalogue', dir]);
     assert.is(r.status, 1, r.stdout + r.stderr);
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('error: ')).map((l) => l.slice(l.indexOf('demo/') + 5).replace(/^endpoints\//, ''));
     assertAll(lines, (at) => `${at}: `);

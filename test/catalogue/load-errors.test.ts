@@ -5,7 +5,8 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
-import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { ROOT } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('catalogue load errors');
@@ -141,14 +142,13 @@ test('every error is reported at once, across files', () => {
   assert.ok(errs.some((e) => /ws-api\.yaml:3:.*unknown field "bogus"/.test(e)));
 });
 
-test('the lint command prints every error with file:line and exits 1', async () => {
-  const { spawnSync } = await import('node:child_process');
+test('the lint command prints every error with file:line and exits 1', () => {
   const dir = catalogue(endpoints(`  - method: GET\n    path: /v1/thing\n    added: '7'\n    sumary: x\n`));
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', dir], { encoding: 'utf8' });
+  const r = runTool('catalogue', ['lint', '--catalogue', dir]);
   assert.is(r.status, 1);
   assert.match(r.stdout, /error: .*things\.yaml:6: endpoints\.0: unknown field "sumary"/);
   assert.match(r.stdout, /1 error\(s\)/);
-  const ok = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint'], { encoding: 'utf8', cwd: ROOT });
+  const ok = runTool('catalogue', ['lint']);
   assert.is(ok.status, 0, ok.stdout);
   assert.match(ok.stdout, /catalogue ok/);
 });

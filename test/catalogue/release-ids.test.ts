@@ -2,7 +2,6 @@
 // prefix): an id node would refuse in a header (3.13.0-β, CR/LF) or one that breaks a path (a
 // space, "/") is a file:line problem at load, in lint and on reload — before, `3.13.0-β` loaded and
 // the first answer at that release ended the process.
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
@@ -11,7 +10,8 @@ import { loadCatalogue } from '../../src/catalogue/load.js';
 import { RELEASE_ID_MAX_LENGTH, RELEASE_ID_PATTERN, releaseIdProblem } from '../../src/catalogue/release-id.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
-import { ROOT, startUpstream, type Upstream, NODE_FLAGS } from '../support/processes.js';
+import { ROOT, startUpstream, type Upstream } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 import { tempDir } from '../support/temp.js';
 import { catalogueFolder, problemsOf } from './folder.js';
 
@@ -63,7 +63,7 @@ test('a bad id is a file:line problem naming the value, with the shipped schema 
 });
 
 test('catalogue lint reports it as file:line and exits 1', () => {
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', demo(BAD['CR/LF'])], { encoding: 'utf8' });
+  const r = runTool('catalogue', ['lint', '--catalogue', demo(BAD['CR/LF'])]);
   assert.is(r.status, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /^error: .*demo\/releases\.yaml:3: releases\.1\.id: must match pattern .* \(got "3\.13\.0\\r\\nX-Injected: yes"\)$/m);
   assert.is(r.stderr, '');

@@ -2,7 +2,6 @@
 // stream's keepAlive: interval and the expiry it protects against). The loader and `catalogue lint`
 // refuse it missing where a keep-alive endpoint exists, malformed, not shorter than the expiry, or
 // where the gateway would ignore it; and the keeper sends the keep-alive at the catalogue's interval.
-import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,7 +13,8 @@ import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { userDataKeeper } from '../../src/gateway/websocket/user-data.js';
 import { createLogger } from '../../src/log.js';
 import { Secret } from '../../src/upstream/signing/secret.js';
-import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { ROOT } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 import { catalogueFolder, problemsOf } from './folder.js';
 
 const test = suite('user-data stream keep-alive in the catalogue');
@@ -99,7 +99,7 @@ test('catalogue lint names file, line, field, value and reason of each refusal, 
     ...demo('malformed', '{ interval: half an hour, expiresAfter: 60m }', { prefix: '/b' }),
     ...demo('toolong', '{ interval: 90m, expiresAfter: 60m }', { prefix: '/c' }),
   }, 'cat-keepalive-lint-');
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', dir], { encoding: 'utf8' });
+  const r = runTool('catalogue', ['lint', '--catalogue', dir]);
   assert.is(r.status, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /error: \S*missing\/streams\.yaml:7: stream <listenKey>: keepAlive missing: PUT \/a\/listenKey keeps its listen key alive/);
   assert.match(r.stdout, /error: \S*malformed\/streams\.yaml:8: streams\.1\.keepAlive\.interval: must match pattern .* \(got "half an hour"\)/);

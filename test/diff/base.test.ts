@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { GOLDEN_DIR, ROOT, tempDir, type Run } from './support.js';
-import { NODE_FLAGS } from '../support/processes.js';
+import { GOLDEN_DIR, ROOT, runTool, tempDir, type Run } from './support.js';
 
 const repo = tempDir('diff-base-repo-');
 const cat = join(repo, 'catalogue');
@@ -24,10 +23,7 @@ function sh(cmd: string, args: string[]): string {
 }
 
 /** The diff CLI run from the repository root, as a CI job runs it. */
-function diff(...args: string[]): Run {
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist', 'tools', 'diff-releases.js'), '--catalogue', 'catalogue', '--service', 'shop', ...args], { cwd: repo, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const diff = (...args: string[]): Run => runTool('diff-releases', ['--catalogue', 'catalogue', '--service', 'shop', ...args], { cwd: repo });
 
 mkdirSync(cat);
 cpSync(join(ROOT, 'catalogue', 'schema'), join(cat, 'schema'), { recursive: true });

@@ -1,5 +1,4 @@
 // Shared by the release-diff tests: the synthetic fixture catalogue and the CLI runner.
-import { spawnSync } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCatalogue } from '../../src/catalogue/load.js';
@@ -8,7 +7,6 @@ import type { Catalogue, Service } from '../../src/catalogue/model.js';
 import type { Change } from '../../src/diff/index.js';
 import { repoRoot } from '../helpers/seed.js';
 import { tempDir } from '../support/temp.js';
-import { NODE_FLAGS } from '../support/processes.js';
 
 export { tempDir };
 
@@ -26,17 +24,7 @@ export function loadFixture(): { catalogue: Catalogue; shop: Service; dir: strin
   return { catalogue, shop: findService(catalogue, 'shop'), dir };
 }
 
-export interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run the compiled diff CLI (or another tool of dist/tools) in a fresh process. */
-export function runTool(tool: 'diff-releases' | 'changelog', args: string[]): Run {
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist', 'tools', `${tool}.js`), ...args], { cwd: ROOT, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+export { runTool, type Run } from '../support/tools.js';
 
 /** A compact description of a change for set comparisons: id | endpoint, websocket method or enum | name | value | release. */
 export function tuple(c: Change): string {

@@ -2,8 +2,6 @@
 // template with typed placeholders, the SUBSCRIBE / UNSUBSCRIBE protocol, every websocket-API method
 // with its parameters, and `npm run catalogue -- asyncapi`. The routes and frames it describes are
 // checked against the gateway's own websocket code, which this export may not import.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
@@ -14,7 +12,7 @@ import { checkStreamFrame } from '../../src/gateway/websocket/frames.js';
 import { routeOf } from '../../src/gateway/websocket/routes.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 import { asyncApiErrors } from '../../tools/export-checks.js';
-import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 
 type Json = Record<string, any>;
 const test = suite('asyncapi export');
@@ -109,7 +107,7 @@ test('every websocket-API method at the pin is a send operation with its paramet
 });
 
 test('npm run catalogue -- asyncapi prints the document at the release', () => {
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'asyncapi', '--release', '3.6.0'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = runTool('catalogue', ['asyncapi', '--release', '3.6.0']);
   assert.is(r.status, 0, r.stderr);
   const printed = JSON.parse(r.stdout) as Json;
   assert.is(printed.asyncapi, '3.0.0');

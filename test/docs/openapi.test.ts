@@ -2,7 +2,6 @@
 // few releases (tools/lint-exports.ts checks every release), and says what the gateway does:
 // security per operation, enums on array items, the gateway's own answers with the service's codes,
 // lifecycle x- fields; `npm run catalogue -- openapi --service` exports one service.
-import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
@@ -13,7 +12,7 @@ import { REASONS } from '../../src/catalogue/reasons.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
 import { operationId, toOpenApi } from '../../src/catalogue/to-openapi.js';
 import { redoclyLint, swaggerValidate } from '../../tools/export-checks.js';
-import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 import { tempDir } from '../support/temp.js';
 
 type Json = Record<string, any>;
@@ -138,7 +137,7 @@ test('deprecated operations carry deprecated: true, the deprecating release, suc
 });
 
 test('npm run catalogue -- openapi --service exports that service alone; an unknown one is a usage error', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'openapi', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = (...args: string[]) => runTool('catalogue', ['openapi', ...args]);
   const one = run('--service', 'tx-examples');
   assert.is(one.status, 0, one.stderr);
   const doc = JSON.parse(one.stdout) as Json;

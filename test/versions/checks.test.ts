@@ -2,7 +2,6 @@
 // of a parameter that does not exist, two changes that conflict, an event nothing bridges — each a
 // file:line error that lint prints and that stops a gateway from starting. Composed plans fold
 // chains (a→b→c becomes a→c). Checked on copies of the real catalogue with one thing changed.
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
@@ -11,7 +10,8 @@ import { CatalogueError } from '../../src/catalogue/problems.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { checkChanges } from '../../src/catalogue/changes/check.js';
 import { composePlan, upstreamIndex } from '../../src/catalogue/changes/compose.js';
-import { ROOT, NODE_FLAGS } from '../support/processes.js';
+import { ROOT } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
 import { tempDir } from '../support/temp.js';
 
 const test = suite('version changes: checks, coverage, composition');
@@ -40,14 +40,10 @@ function problemsOf(dir: string) {
 }
 
 function lint(dir: string): { code: number; out: string } {
-  try {
-    // The checkout's cache folder, as a user's lint uses it: the copies' unchanged files' parses and
-    // schema verdicts are kept there (a cache folder of its own per copy made each lint a cold one).
-    return { code: 0, out: execFileSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'lint', '--catalogue', dir], { encoding: 'utf8' }) };
-  } catch (e) {
-    const err = e as { status: number; stdout: string };
-    return { code: err.status, out: err.stdout };
-  }
+  // The checkout's cache folder, as a user's lint uses it: the copies' unchanged files' parses and
+  // schema verdicts are kept there (a cache folder of its own per copy made each lint a cold one).
+  const r = runTool('catalogue', ['lint', '--catalogue', dir]);
+  return { code: r.status, out: r.stdout };
 }
 
 test('the shipped catalogue: every breaking event up to 3.12.0 bridged or declared, lint says so', () => {
@@ -156,8 +152,9 @@ endpoints:
 });
 
 test('plan CLI: the composed plan of the margin loan at 3.5.1', () => {
-  const out = execFileSync(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'plan', '3.5.1', 'POST /sapi/v1/margin/loan'], { encoding: 'utf8' });
-  const plan = JSON.parse(out);
+  const r = runTool('catalogue', ['plan', '3.5.1', 'POST /sapi/v1/margin/loan']);
+  assert.is(r.status, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
   assert.is(plan.target, 'POST /sapi/v1/margin/borrow-repay');
   assert.equal(plan.applied, [{ release: '3.6.0', id: 'margin-loan-to-borrow-repay' }]);
   assert.equal(plan.request[0].segment.sets, { type: 'BORROW' });
