@@ -43,9 +43,10 @@ export function stopper(child: ChildProcess): () => Promise<void> {
  * Spawn `node <script> ...args` and resolve once a stdout line matches `ready`. The start-up bound
  * is generous (a bound, not a speed claim: a cold catalogue parse in a primary and two workers took
  * over 15 s at load 38 on 2 cores); a process that fails to start exits, and that rejects at once.
+ * `nodeFlags`: node's own flags (default NODE_FLAGS; a soak runs the gateway as users do).
  */
-export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Proc & { match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, nodeFlags = NODE_FLAGS): Promise<Proc & { match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const stop = stopper(child);
   return new Promise((resolve, reject) => {
