@@ -105,6 +105,14 @@ function groupMembers(pid) {
   return found;
 }
 
+/** Whether `pid` still runs (a zombie, ended and waiting to be reaped, does not). */
+function alive(pid) {
+  if (process.platform === 'linux') {
+    try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'; } catch { return false; }
+  }
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
 function psMembers(pid) {
   try {
     return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pid)], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter(Boolean)
@@ -147,6 +155,7 @@ function startLane() {
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   child.stdin.on('error', () => {}); // a lane that died mid-write: its close settles the file
+  const closed = new Promise((resolve) => child.once('close', resolve));
   child.once('close', (status, signal) => {
     lane.closed = { status: status ?? signal };
     groups.delete(child.pid);
@@ -166,6 +175,9 @@ function startLane() {
       if (crashed) { killGroup(child.pid); return resolve({ out, status, ms, timedOut, left: [] }); }
       const left = await lingering(child.pid, child.pid);
       for (const l of left) { try { process.kill(Number(l.split(' ', 1)[0]), 'SIGKILL'); } catch { /* gone */ } }
+      // A lane that died meanwhile (killed by what the file left) is closed before the next file is
+      // given to it: its 'close' can come after the check above on a loaded machine.
+      if (!alive(child.pid)) await closed;
       resolve({ out, status, ms, timedOut, left, kept });
     };
     child.stdin.write(`${JSON.stringify({ file, tmp })}\n`);
