@@ -8,8 +8,8 @@
 // 1 s or 32 KiB, any other line at once (with the access lines before it, in order).
 // Lines that are a message alone are written the same way; pino (and the modules it requires: ~20 ms)
 // loads on the first line with fields, which its redaction checks.
+import { fstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { isatty } from 'node:tty';
 import type { Logger as Pino } from 'pino';
 import { bufferedLines, type LineSink } from './log-buffer.js';
 
@@ -43,9 +43,13 @@ const REDACT = ['headers', 'query', 'body', 'authorization', 'cookie', 'token', 
  * JSON when the output is a pipe or file, pretty when a person is watching stderr. Asked of the file
  * descriptor: `process.stderr.isTTY` would build node's stderr stream, ~2 ms of a start-up that counts
  * (bench/startup.ts), for a stream the logger never writes through (./log-buffer.ts writes fd 2).
+ * Only a character device can be a terminal, and node:tty (~1.7 ms to load) is asked only then:
+ * a gateway's stderr is a pipe, a file or a socket.
  */
 export function defaultLogFormat(): LogFormat {
-  return isatty(2) ? 'pretty' : 'json';
+  let device = false;
+  try { device = fstatSync(2).isCharacterDevice(); } catch { /* no fd 2: nobody reads */ }
+  return device && (require('node:tty') as typeof import('node:tty')).isatty(2) ? 'pretty' : 'json';
 }
 
 /** All of a process's lines on stderr go through one buffer, so they keep their order. */
