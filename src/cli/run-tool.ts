@@ -1,6 +1,6 @@
 // Shared ending of the command-line tools: run main, turn usage and catalogue errors into
 // one clear message and an exit status, let anything else surface as the bug it is.
-// A tool module exports its Tool and runs it only when node was started on that module, so the
+// A tool module exports its command and runs it only when node was started on that module, so the
 // tests can also run it in their own process (test/support/tools.ts), without a node start each.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
