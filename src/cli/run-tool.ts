@@ -2,11 +2,10 @@
 // one clear message and an exit status, let anything else surface as the bug it is.
 // A tool module exports its command and runs it only when node was started on that module, so the
 // tests can also run it in their own process (test/support/tools.ts), without a node start each.
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { CatalogueError, CatalogueReadError } from '../catalogue/problems.js';
 import { UnknownReleaseError } from '../catalogue/resolve.js';
 import { UsageError } from '../args.js';
+import { startedOn } from './entry.js';
 
 export interface Tool {
   main: (argv: string[]) => number;
@@ -50,7 +49,6 @@ export interface Command extends Tool {
  */
 export function command(moduleUrl: string, tool: Tool): Command {
   const cmd = { ...tool, run: (argv: string[]) => runTool(tool, argv) };
-  const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
-  if (process.argv[1] && real(process.argv[1]) === real(fileURLToPath(moduleUrl))) process.exitCode = cmd.run(process.argv.slice(2));
+  if (startedOn(moduleUrl)) process.exitCode = cmd.run(process.argv.slice(2));
   return cmd;
 }

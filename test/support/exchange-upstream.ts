@@ -18,7 +18,7 @@ import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypt
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { startedOn } from '../../src/cli/entry.js';
 
 export type Key = { hmac: string } | { publicKey: string };
 
@@ -135,7 +135,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
   return { server, records };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (startedOn(import.meta.url)) {
   const { server } = exchangeUpstream(JSON.parse(process.argv[2] ?? '{}'), process.env.UPSTREAM_FIXTURES);
   server.listen(0, '127.0.0.1', () => {
     const addr = server.address();

@@ -20,8 +20,8 @@
 // Lifecycle fields (added/removed) are not guessed: add them by hand, the YAML is the source of truth.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Document, isSeq, parse, parseDocument, YAMLSeq } from 'yaml';
+import { startedOn } from '../../src/cli/entry.js';
 import { bodyJsonSchema, catalogueSchema, operationSecurity, readOpenApi, slug, type OpenApiDocument, type OpenApiOperation } from './openapi.js';
 
 export interface ImportOptions {
@@ -245,6 +245,6 @@ function main(argv: string[]): number {
   return 0;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (startedOn(import.meta.url)) {
   process.exitCode = main(process.argv.slice(2));
 }
