@@ -13,7 +13,7 @@ import * as assert from '../support/assert.js';
 import { LOADER_IDLE_MS } from '../../src/catalogue/load-in-worker.js';
 import { catalogueCopy, dirs, endpoint } from '../gateway/reload-load.js';
 import { INSPECT_FLAG, memoryAfterGc, type Memory } from '../support/inspector.js';
-import { ROOT, startProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 
 const RELOADS = Number(process.env.RELOAD_SOAK_COUNT ?? 1000);
 const test = suite('reload memory (soak)');
@@ -32,10 +32,8 @@ async function atRest(pid: number, output: () => string): Promise<Memory> {
 
 test(`${RELOADS} reloads with a changing catalogue and traffic: live heap after a full GC grows < 5 MiB, RSS < 10 MiB`, async () => {
   const cat = catalogueCopy();
-  const gw = await startProcess(`${ROOT}dist/src/cli.js`, [
-    '--port', '0', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--catalogue', cat.dir, '--log-level', 'warn',
-  ], /listening on (http:\/\/\S+)/, {}, 60_000, [INSPECT_FLAG]);
-  const url = gw.match[1];
+  const gw = await startGatewayProcess(['--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--catalogue', cat.dir, '--log-level', 'warn'], {}, [INSPECT_FLAG]);
+  const { url } = gw;
   const pid = gw.child.pid!;
   const MiB = 1024 * 1024;
   let base: Memory | undefined;

@@ -3,16 +3,15 @@
 // stderr captured. A node start and the tool's modules cost ~0.1 s of CPU per run in a process of
 // its own, ~70 runs per suite; tests that need the command itself (its --help, an environment of
 // its own, the bundled file's cold start) still spawn it.
-import { fileURLToPath } from 'node:url';
 import type { Command } from '../../src/cli/run-tool.js';
 import { tool as catalogue } from '../../tools/catalogue.js';
 import { tool as changelog } from '../../tools/changelog.js';
 // The bundled file (tools/bundle.ts) that `npm run diff` runs, not the modules it was made from.
 import { tool as diffReleases } from '../../tools/diff-releases.js';
+import { ROOT } from './processes.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const TOOLS: Record<ToolName, Command> = { catalogue, changelog, 'diff-releases': diffReleases };
-export type ToolName = 'catalogue' | 'changelog' | 'diff-releases';
+const TOOLS = { catalogue, changelog, 'diff-releases': diffReleases } satisfies Record<string, Command>;
+export type ToolName = keyof typeof TOOLS;
 
 export interface Run {
   status: number;
@@ -21,8 +20,9 @@ export interface Run {
 }
 
 /**
- * `node dist/tools/<name>.js ...args` run here, in `cwd` (default: the repository's root, as npm runs it). Synchronous
- * as the tools are, so nothing else of this process runs (or writes) while the output is captured.
+ * `node dist/tools/<name>.js ...args` run here, in `cwd` (default: the repository's root, as npm
+ * runs it). Synchronous as the tools are, so nothing else of this process runs (or writes) while
+ * the output is captured.
  */
 export function runTool(name: ToolName, args: string[], opts: { cwd?: string } = {}): Run {
   const out: string[] = [], err: string[] = [];
