@@ -85,6 +85,18 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 /**
+ * State and session of process `pid`, from /proc/<pid>/stat ("pid (comm) state ppid pgrp session
+ * …"; comm may hold spaces and parentheses), or undefined once it is gone.
+ */
+function procStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, session };
+  } catch { return undefined; }
+}
+
+/**
  * The processes still running in the session of `pid` (a detached child leads its own, and so does
  * each lane), as "pid command" lines, empty when none is left. A zombie (state Z: ended, not yet
  * reaped, e.g. one whose parent was killed) is not running. Read from /proc on Linux: a `ps` per
@@ -95,12 +107,9 @@ function groupMembers(pid) {
   const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8'); // "pid (comm) state ppid pgrp session …"
-      const [state, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (session !== String(pid) || state === 'Z') continue;
-      found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);
-    } catch { /* ended meanwhile */ }
+    const stat = procStat(entry);
+    if (stat?.session !== String(pid) || stat.state === 'Z') continue;
+    try { found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim()}`); } catch { /* ended meanwhile */ }
   }
   return found;
 }
@@ -108,7 +117,8 @@ function groupMembers(pid) {
 /** Whether `pid` still runs (a zombie, ended and waiting to be reaped, does not). */
 function alive(pid) {
   if (process.platform === 'linux') {
-    try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'; } catch { return false; }
+    const stat = procStat(pid);
+    return stat !== undefined && stat.state !== 'Z';
   }
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
