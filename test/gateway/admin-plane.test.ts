@@ -1,7 +1,7 @@
 // The admin plane against a web page: a page can make a browser POST a form or GET an image at
 // 127.0.0.1, or rebind its own host name to it. None of that may reload the gateway or read its admin
 // answers; reload storms are coalesced; --admin-reload says who may reload over HTTP.
-import { request } from 'node:http';
+import { request, type ClientRequest } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
@@ -19,11 +19,12 @@ test.before(async () => {
 });
 test.after(async () => { await gw.close(); await upstream.stop(); });
 
-/** A raw request (fetch cannot set Host or Sec-Fetch-Site); resolves with status, headers and body. */
-function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const u = new URL(url);
+type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** The answer to `req` (status, headers, body); a request that times out fails. */
+function answerOf(req: ClientRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method, path, headers, timeout: 5000 }, (res) => {
+    req.on('response', (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => { text += d; });
@@ -31,8 +32,16 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
-    req.end(body);
   });
+}
+
+/** A raw request (fetch cannot set Host or Sec-Fetch-Site); resolves with status, headers and body. */
+function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  const u = new URL(url);
+  const req = request({ host: u.hostname, port: u.port, method, path, headers, timeout: 5000 });
+  const answer = answerOf(req);
+  req.end(body);
+  return answer;
 }
 
 /**
@@ -40,19 +49,10 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
  * then all are written in one go, so they reach the gateway together. (With fetch, on a loaded
  * machine, connections opened one by one while a reload already ran and ended: a third run.)
  */
-async function storm(url: string, n: number): Promise<{ status: number; body: string }[]> {
+async function storm(url: string, n: number): Promise<Answer[]> {
   const u = new URL(url);
   const reqs = Array.from({ length: n }, () => request({ host: u.hostname, port: u.port, method: 'POST', path: '/_gateway/reload', agent: false, timeout: 30_000 }));
-  const answers = reqs.map((req) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-  }));
+  const answers = reqs.map(answerOf);
   await Promise.all(reqs.map((req) => new Promise<void>((resolve, reject) => {
     req.once('socket', (socket) => socket.once('connect', () => resolve()));
     req.once('error', reject);
