@@ -1,9 +1,12 @@
 // Runs the uvu test files compiled under dist/test and ends with the line CI reads:
 // "N passed, N failed[, N skipped]". Files run in parallel, TEST_CONCURRENCY lanes at a time
-// (default: two per core, as most files spend much of their time waiting on deadlines, sockets or a
-// browser; soaks one at a time: each measures the gateway under a load of its own, and the
-// 1 000-reload soak beside the fleet soak starved the fleet's three gateways of CPU). A lane is one
-// node process (test/lane.mjs) that runs the files it is given one after another: starting a process
+// (default: three per core, as many files spend most of their time waiting on deadlines, sockets or
+// a browser: the four slowest take 1.5-2.7 s of CPU over 8-15 s, and four lanes that began with
+// them left a core idle; on two cores, alternated runs of the suite took 60.2, 59.5, 61.8 s with
+// four lanes and 55.4, 56.5, 53.6, 59.6 s with six, 57.4 s with eight; soaks one at a time: each
+// measures the gateway under a load of its own, and the 1 000-reload soak beside the fleet soak
+// starved the fleet's three gateways of CPU). A lane is one node process (test/lane.mjs) that runs
+// the files it is given one after another: starting a process
 // and loading the modules every file shares cost a quarter of the suite's CPU when each file had its
 // own. Each file is still judged alone: its own output, temp folder, time limit and check for
 // processes left behind; a file that crashes or overruns its lane ends that lane, and the next file
@@ -53,7 +56,7 @@ const soak = args.includes('--soak');
 const pattern = args.find((a) => !a.startsWith('--'));
 const filter = pattern ? new RegExp(pattern) : null;
 const suffix = soak ? '.soak.js' : '.test.js';
-const concurrency = Number(process.env.TEST_CONCURRENCY) || (soak ? 1 : availableParallelism() * 2);
+const concurrency = Number(process.env.TEST_CONCURRENCY) || (soak ? 1 : availableParallelism() * 3);
 const FILE_LIMIT_MS = (Number(process.env.TEST_FILE_LIMIT_S) || (soak ? 600 : 120)) * 1000;
 const TAIL_LINES = 40;
 const tailOf = (out) => out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
