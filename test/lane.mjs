@@ -7,9 +7,11 @@
 // the file with uvu deferred, runs its tests and writes "<TEST_LANE_MARK> <status> <folders>" on a
 // line of its own, <folders> being the temp folders test/support/temp.ts has made and will remove at
 // exit (a shared module's serve later files too): the runner reads the file's output up to that
-// line, checks for processes and other files left behind, then sends the next. stdout and stderr
-// are one pipe (the runner starts the lane with 2>&1), so a file's output is in order and complete
-// when the mark arrives (writes to a pipe are synchronous).
+// line, checks for processes and other files left behind, then sends the next. Before a file it
+// writes "<TEST_LANE_MARK>-begun": a lane that dies before that line never began the file, which the
+// runner gives to a new lane. stdout and stderr are one pipe (the runner starts the lane with
+// 2>&1), so a file's output is in order and complete when the mark arrives (writes to a pipe are
+// synchronous).
 // When stdin ends the lane has nothing more to run and exits once nothing is pending, as a process
 // per file did; what a file left open (a server, a socket, a timer) keeps it alive: after
 // TEST_LANE_GRACE_S (default 10 s) it names what is still open and exits 3 (the runner fails the lane).
@@ -26,6 +28,7 @@ const { tempDirsMade } = await import(new URL('temp.js', support).href);
 
 for await (const line of createInterface({ input: process.stdin })) {
   const { file, tmp } = JSON.parse(line);
+  process.stdout.write(`${mark}-begun\n`); // the file is this lane's now: a lane that dies before saying so never began it
   Object.assign(process.env, { TMPDIR: tmp, TMP: tmp, TEMP: tmp });
   globalThis.UVU_QUEUE.length = 0;
   globalThis.UVU_QUEUE.push([null]);

@@ -156,9 +156,11 @@ function startLane() {
   });
   groups.add(child.pid);
   const done = new RegExp(`\\n${mark} (\\d+) (.*)\\n`);
-  const lane = { closed: null, files: [], out: '', settle: null };
+  const begun = `${mark}-begun\n`;
+  const lane = { closed: null, files: [], out: '', settle: null, begun: false };
   const take = (d) => {
     lane.out += d;
+    if (!lane.begun && lane.out.includes(begun)) { lane.begun = true; lane.out = lane.out.replace(begun, ''); }
     const m = done.exec(lane.out);
     if (!m || !lane.settle) return;
     const out = lane.out.slice(0, m.index);
@@ -172,20 +174,27 @@ function startLane() {
   child.once('close', (status, signal) => {
     lane.closed = { status: status ?? signal };
     groups.delete(child.pid);
-    if (lane.settle) lane.settle({ out: lane.out, status: status ?? signal, crashed: true });
-    // Between two files (a file's late error, a kill from outside): nothing of the file's is pending, so it is said here.
-    else if (!lane.ending) lane.died = `a lane ended between files (exit ${status ?? signal}) after ${lane.files.at(-1)}; its last output lines:\n${tailOf(lane.out)}`;
+    // Between two files (a file's late error, a kill from outside): nothing of the file's is pending,
+    // so it is said here. So is a lane that died after it was given a file but before it began it
+    // (killed as the file before ended, on a loaded machine): that file goes to a new lane.
+    const between = (after) => `a lane ended between files (exit ${status ?? signal}) after ${after}; its last output lines:\n${tailOf(lane.out)}`;
+    if (lane.settle && !lane.begun && lane.files.length > 1) {
+      lane.died = between(lane.files.at(-2));
+      lane.settle({ out: lane.out, status: status ?? signal, crashed: true, notBegun: true });
+    } else if (lane.settle) lane.settle({ out: lane.out, status: status ?? signal, crashed: true });
+    else if (!lane.ending) lane.died = between(lane.files.at(-1));
   });
   lane.run = (file, tmp) => new Promise((resolve) => {
     const started = Date.now();
     let timedOut = false;
     lane.files.push(relative(root, file));
+    lane.begun = false;
     const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, FILE_LIMIT_MS);
-    lane.settle = async ({ out, status, crashed, kept = [] }) => {
+    lane.settle = async ({ out, status, crashed, notBegun, kept = [] }) => {
       lane.settle = null;
       clearTimeout(timer);
       const ms = Date.now() - started;
-      if (crashed) { killGroup(child.pid); return resolve({ out, status, ms, timedOut, left: [] }); }
+      if (crashed) { killGroup(child.pid); return resolve({ out, status, ms, timedOut, left: [], notBegun }); }
       const left = await lingering(child.pid, child.pid);
       for (const l of left) { try { process.kill(Number(l.split(' ', 1)[0]), 'SIGKILL'); } catch { /* gone */ } }
       // A lane that died meanwhile (killed by what the file left) is closed before the next file is
@@ -284,6 +293,7 @@ async function worker() {
         if (lane.died) { failed += 1; failures.push(lane.died); }
         lane = null;
       }
+      if (r.notBegun) { rmSync(tmp, { recursive: true, force: true }); queue.unshift(file); continue; }
     }
     const judged = judge(r);
     if (r.left.length) {

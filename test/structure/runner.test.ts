@@ -90,4 +90,19 @@ test('a lane killed between two files is reported, and the next file gets a new 
   assert.match(r.stdout, /^2 passed, 1 failed$/m);
 });
 
+test('a lane that dies after it was given a file but before it began it: the file runs in a new lane', async () => {
+  // After its test the file's timer takes the lane's thread for good, so the lane never reads the
+  // next file; a process outside the lane's session (the runner does not wait for it) kills it.
+  const killer = `spawn('sh', ['-c', 'sleep 0.5; kill -9 ' + process.pid], { detached: true, stdio: 'ignore' }).unref()`;
+  const r = await runner({
+    'a-stuck.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); ${killer}; setTimeout(() => { for (;;); }, 0); });\ntest.run();\n`,
+    'b-given.test.js': passing('b'),
+  });
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stdout, /^ok   \S*a-stuck\.test\.js /m);
+  assert.match(r.stdout, /^ok   \S*b-given\.test\.js /m);
+  assert.match(r.stdout, /a lane ended between files \(exit SIGKILL\) after \S*a-stuck\.test\.js/);
+  assert.match(r.stdout, /^2 passed, 1 failed$/m);
+});
+
 test.run();
