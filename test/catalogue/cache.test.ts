@@ -12,6 +12,7 @@ import { defaultCacheDir, loadCatalogue, loaderVersion } from '../../src/catalog
 import { CatalogueError } from '../../src/catalogue/problems.js';
 import { ROOT, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { cacheDirWithParses } from '../support/cache-dir.js';
 
 const test = suite('catalogue cache');
 
@@ -212,7 +213,7 @@ test('schema verdicts kept in the cache folder give exactly the problems a fresh
 test('the cache lives in node_modules/.cache/catalogue-gateway (never the temp folder); GATEWAY_CACHE_DIR moves it', () => {
   assert.is(defaultCacheDir(), join(ROOT, 'node_modules', '.cache', 'catalogue-gateway'));
   const tmp = tempDir('cache-tmpdir-');
-  const moved = tempDir('cache-moved-');
+  const moved = cacheDirWithParses('cache-moved-');
   const load = (env: NodeJS.ProcessEnv) => {
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => m.loadCatalogue())`;
     const { GATEWAY_CACHE_DIR: _ignored, ...rest } = process.env;

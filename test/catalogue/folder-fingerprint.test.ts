@@ -10,6 +10,7 @@ import { listCatalogueFiles } from '../../src/catalogue/catalogue-files.js';
 import { loadCatalogue, loaderVersion } from '../../src/catalogue/load.js';
 import { ROOT } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { cacheDirWithParses } from '../support/cache-dir.js';
 
 const test = suite('catalogue folder fingerprint');
 const V = 'loader-v1';
@@ -17,7 +18,7 @@ const V = 'loader-v1';
 function folder(): { root: string; cache: string; names: string[] } {
   const root = join(tempDir('fp-cat-'), 'catalogue');
   cpSync(join(ROOT, 'catalogue'), root, { recursive: true });
-  return { root, cache: tempDir('fp-cache-'), names: listCatalogueFiles(root, []) };
+  return { root, cache: cacheDirWithParses('fp-cache-'), names: listCatalogueFiles(root, []) };
 }
 /** As if the read had begun later than the files' last change by more than the settle time. */
 const settled = () => Date.now() + SETTLED_MS + 1000;

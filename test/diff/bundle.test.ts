@@ -9,7 +9,8 @@ import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
 import { diffReleases, formatJson } from '../../src/diff/index.js';
-import { ROOT, runTool, tempDir } from './support.js';
+import { ROOT, runTool } from './support.js';
+import { cacheDirWithParses } from '../support/cache-dir.js';
 import { NODE_FLAGS } from '../support/processes.js';
 
 const TOOL = join(ROOT, 'dist', 'tools', 'diff-releases.js');
@@ -33,7 +34,7 @@ test('the bundled tool prints what the modules compute, both ways over the whole
 });
 
 test('the bundled tool reads the cache the modules wrote, and does not write another', () => {
-  const cacheDir = tempDir('diff-bundle-cache-');
+  const cacheDir = cacheDirWithParses('diff-bundle-cache-');
   assert.is(loadCatalogue(undefined, { cacheDir }).fromCache, false);
   const caches = () => readdirSync(cacheDir).filter((f) => f.startsWith('catalogue-')); // (beside the file-kind validators)
   const [file] = caches();

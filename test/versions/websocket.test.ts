@@ -17,6 +17,7 @@ import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { ROOT } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { cacheDirWithParses } from '../support/cache-dir.js';
 import { connect, isRefused, nextMessage, open, type Opened } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET } from '../signing/support.js';
 
@@ -198,7 +199,7 @@ test('answers come back down: answer steps of a websocket change apply to the re
   cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
   const file = join(dir, 'exchange/changes.yaml');
   writeFileSync(file, readFileSync(file, 'utf8').replace(/(      - transform: ocoToOrderListOco\n)/, '$1    answer:\n      - rename: { orderListId: listId }\n'));
-  const g = await gateway({ EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET, GATEWAY_CACHE_DIR: join(dir, '.cache') }, ['--catalogue', dir]);
+  const g = await gateway({ EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET, GATEWAY_CACHE_DIR: cacheDirWithParses('gw-ws-versions-cache-') }, ['--catalogue', dir]);
   const c = await api(g, '3.5.1');
   const placed = await call(c, { id: 7, method: 'orderList.place', params: SELL_OCO });
   assert.is(placed.result?.listId, 7, JSON.stringify(placed));
