@@ -29,4 +29,4 @@ COPY catalogue ./catalogue
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=2s CMD ["node", "-e", "fetch('http://127.0.0.1:8080/_gateway/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/cli.js"]
+CMD ["node", "dist/src/cli.cjs"]

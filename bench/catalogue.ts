@@ -33,7 +33,7 @@ const releases = catalogue.services.reduce((n, s) => n + Math.max(1, s.releases.
 function startup(): Promise<number> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), '--port', '0', '--log-level', 'error'], { env: { ...process.env, GATEWAY_CACHE_DIR: cacheDir } });
+    const child = spawn(process.execPath, [join(root, 'dist/src/cli.cjs'), '--port', '0', '--log-level', 'error'], { env: { ...process.env, GATEWAY_CACHE_DIR: cacheDir } });
     child.stdout.on('data', (d: Buffer) => {
       if (/listening on/.test(d.toString())) { resolve(performance.now() - t); child.kill(); }
     });

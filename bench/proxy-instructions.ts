@@ -5,14 +5,14 @@
 // (user-space instructions of every thread; the kernel's share is not counted), one connection
 // at a time so no batching differs between them; after a warm-up the counters are zeroed, N
 // requests are sent and the counters dumped. About a minute per forwarder.
-// The gateway runs as it ships, `node dist/src/cli.js` with default flags (rate limits off: the
+// The gateway runs as it ships, `node dist/src/cli.cjs` with default flags (rate limits off: the
 // warm-up alone passes the exchange's weight per minute), its access lines on stderr, a pipe this
 // process reads; `@warn` after a name runs it at --log-level warn (no access lines).
 //   npm run build && node dist/bench/proxy-instructions.js [requests] [forwarder ...]
 //   forwarders: bare, bareHeaders, gateway, gateway@warn (default: all four), or a path to another
-//   built checkout (its dist/src/cli.js, e.g. /tmp/main or /tmp/main@warn)
+//   built checkout (its dist/src/cli.cjs, or cli.js where it is older, e.g. /tmp/main or /tmp/main@warn)
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,8 @@ function command(name: string): string[] {
   if (name === 'bare') return [here('proxy/bare-forwarder.js'), upstreamUrl];
   if (name === 'bareHeaders') return [here('proxy/bare-forwarder.js'), upstreamUrl, '--gateway-headers'];
   const [where, level] = name.split('@');
-  const cli = where === 'gateway' ? here('../src/cli.js') : join(resolve(where), 'dist/src/cli.js');
+  const other = (file: string) => join(resolve(where), 'dist/src', file);
+  const cli = where === 'gateway' ? here('../src/cli.cjs') : existsSync(other('cli.cjs')) ? other('cli.cjs') : other('cli.js');
   // --timeout: under valgrind the first requests, before the JIT warms up, can take longer than the default 10 s.
   return [cli, '--port', '0', '--upstream', `exchange=${upstreamUrl}`, '--rate-limit', 'off', '--timeout', '300000', ...(level ? ['--log-level', level] : [])];
 }

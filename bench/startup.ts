@@ -1,5 +1,5 @@
 // Start-up to the first 200: wall time from spawning the process to the first 200 answer of
-// GET /_gateway/health, for the gateway as it ships (`node dist/src/cli.js`, the bundle
+// GET /_gateway/health, for the gateway as it ships (`node dist/src/cli.cjs`, the bundle
 // tools/bundle.ts makes, default flags: its access log on, stderr a pipe this process reads; pinned
 // at the newest release, warm catalogue cache) and for a bare node:http server script, interleaved
 // in the same run; medians and their ratio (issue 25: gateway ≤ 1.6× bare).
@@ -60,7 +60,7 @@ async function timeToFirst200(withPort: (port: number) => string[]): Promise<{ m
   }
 }
 
-const gateway = (port: number) => [join(root, 'dist/src/cli.js'), '--port', String(port)];
+const gateway = (port: number) => [join(root, 'dist/src/cli.cjs'), '--port', String(port)];
 const bare = (port: number) => [join(root, 'dist/bench/startup/bare-server.js'), String(port)];
 
 await timeToFirst200(gateway); // fill the catalogue cache, warm the OS file cache

@@ -18,7 +18,7 @@ const ports = [await freePort(), await freePort()];
 
 function start(port: number, grace: string): Promise<Proc> {
   // --rate-limit off: the exchange's order limits would refuse most of this load with 429s.
-  return startProcess(`${ROOT}dist/src/cli.js`, ['--port', String(port), '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`,
+  return startProcess(`${ROOT}dist/src/cli.cjs`, ['--port', String(port), '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`,
     '--accept-grace', grace, '--rate-limit', 'off', '--log-level', 'error'], /listening on (http:\/\/\S+)/, { GATEWAY_BUILDER_PRIORITY: 'normal' }, 20_000);
 }
 

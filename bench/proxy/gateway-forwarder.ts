@@ -1,6 +1,6 @@
 // The gateway under benchmark, in its own process like the baseline: pinned at the newest release.
 // Further arguments are gateway flags (e.g. --rate-limit off, --log-level warn); otherwise it runs
-// with the defaults `node dist/src/cli.js` has, its access log at info on stderr included: a bench
+// with the defaults `node dist/src/cli.cjs` has, its access log at info on stderr included: a bench
 // that wants it quiet passes --log-level error.
 import { readConfig } from '../../src/config.js';
 import { startGateway } from '../../src/server.js';

@@ -96,7 +96,7 @@ test('the Dockerfile lints clean and runs the gateway as a non-root user from a 
   assert.match(text, /^RUN npm ci --omit=dev/m);
   assert.match(text, /^USER node$/m);
   const cmd = JSON.parse(/^CMD (.*)$/m.exec(text)![1]) as string[];
-  assert.equal(cmd, ['node', 'dist/src/cli.js']);
+  assert.equal(cmd, ['node', 'dist/src/cli.cjs']);
   const env = Object.fromEntries([...text.matchAll(/(GATEWAY_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
   assert.is(readConfig([], env).host, '0.0.0.0', 'the image listens on every interface');
 });

@@ -19,7 +19,7 @@ interface Exit { status: number | null; stdout: string; stderr: string }
 /** Run the CLI to its exit. Spawned without waiting, so a test can run several at once. */
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.js`, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 20_000 });
+    const child = spawn(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.cjs`, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 20_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });

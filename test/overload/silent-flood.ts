@@ -16,7 +16,7 @@ interface Gateway { url: string; log: () => string[]; stop: () => Promise<void> 
 
 /** The gateway CLI under `ulimit -n <fds>` (soft and hard), JSON log lines collected. */
 function gatewayUnderUlimit(fds: number, args: string[]): Promise<Gateway> {
-  const cmd = `ulimit -n ${fds} && exec "${process.execPath}" dist/src/cli.js ${args.map((a) => `'${a}'`).join(' ')}`;
+  const cmd = `ulimit -n ${fds} && exec "${process.execPath}" dist/src/cli.cjs ${args.map((a) => `'${a}'`).join(' ')}`;
   const child = spawn('sh', ['-c', cmd], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GATEWAY_LOG_FORMAT: 'json' } });
   let out = '';
   const stop = stopper(child);

@@ -166,7 +166,7 @@ test('an unreachable upstream (warn-level log of a 502) names no secret', async 
 });
 
 const cli = (args: string[], env: NodeJS.ProcessEnv) =>
-  spawnSync(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.js`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+  spawnSync(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.cjs`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
 
 test('failed start-ups: exit 2, one-line error naming the variable, no secret', () => {
   const badTokens = join(dir, 'plain-tokens.yaml');

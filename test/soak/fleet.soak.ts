@@ -31,7 +31,7 @@ const NO_LEARNING = { 'x-test-used-weight': '1' }; // the stub would otherwise r
 async function startReplica(i: number): Promise<Proc> {
   const args = ['--port', String(ports[i]), '--release', '3.12.0', '--catalogue', cat.dir, '--upstream', `exchange=${upstream.url}`,
     '--rate-limit-store', redis.url, '--rate-limit-redis-timeout', '2000', '--fleet', redis.url, '--shutdown-grace', '5000', '--accept-grace', '2000', '--log-level', 'warn'];
-  return startProcess(`${ROOT}dist/src/cli.js`, args, /listening on (http:\/\/\S+)/, { GATEWAY_BUILDER_PRIORITY: 'normal' }, 20_000);
+  return startProcess(`${ROOT}dist/src/cli.cjs`, args, /listening on (http:\/\/\S+)/, { GATEWAY_BUILDER_PRIORITY: 'normal' }, 20_000);
 }
 
 test.before(async () => {
