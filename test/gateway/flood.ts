@@ -2,13 +2,12 @@
 // answer. The gateway (its own process, so its RSS is measured alone) may send the upstream only
 // what the per-connection bound allows plus what the kernel's socket buffers took, and its RSS
 // must stay bounded.
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import * as assert from '../support/assert.js';
 import { startGatewayProcess, type Upstream } from '../support/processes.js';
+import { rssMiB } from '../support/rss.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 function open(url: string): Promise<Socket> {
   const { port } = new URL(url);

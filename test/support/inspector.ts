@@ -1,16 +1,16 @@
 // A child node process's memory, measured from outside: a full GC through its inspector (the
-// DevTools protocol's HeapProfiler.collectGarbage, what `gc()` does inside), then its RSS from
-// /proc and its live heap from process.memoryUsage(). For soaks that must count the gateway's
+// DevTools protocol's HeapProfiler.collectGarbage, what `gc()` does inside), then its RSS
+// (./rss.ts) and its live heap from process.memoryUsage(). For soaks that must count the gateway's
 // memory alone: a gateway in the test's process shares its heap and allocator with the test's own
 // clients and buffers.
-import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
+import { rssBytes } from './rss.js';
 
 /** The node flag that opens the inspector on a free loopback port (its URL is printed on stderr). */
 export const INSPECT_FLAG = '--inspect=127.0.0.1:0';
 
 export interface Memory {
-  /** Resident set, bytes (/proc/<pid>/status VmRSS). */
+  /** Resident set, bytes (./rss.ts). */
   rss: number;
   /** Live heap after the full GC, bytes. */
   heap: number;
@@ -40,9 +40,8 @@ export async function memoryAfterGc(pid: number, output: string): Promise<Memory
   try {
     for (let i = 0; i < 3; i++) await call('HeapProfiler.collectGarbage');
     const heap = (await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true })).result?.result?.value;
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    if (typeof heap !== 'number' || !kb) throw new Error(`no memory figures (heap ${String(heap)}, VmRSS ${kb})`);
-    return { rss: Number(kb) * 1024, heap };
+    if (typeof heap !== 'number') throw new Error(`no live heap figure (${String(heap)})`);
+    return { rss: rssBytes(pid), heap };
   } finally {
     ws.close();
     await new Promise((r) => ws.once('close', r));

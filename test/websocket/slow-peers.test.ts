@@ -6,12 +6,11 @@
 // The gateway runs as a child process (the CLI, as users run it) so that its RSS is its own: the
 // upstream stand-in and the flooding clients in this process buffer megabytes of their own, which
 // an in-process measurement would mix in.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { startGatewayProcess, type Proc } from '../support/processes.js';
+import { rssMiB } from '../support/rss.js';
 import { closed, open, sleep, startWsUpstream, type Opened, type UpstreamConnection, type WsUpstream } from './ws-upstream.js';
 
 const test = suite('websocket slow peers: every write is bounded');
@@ -38,15 +37,6 @@ test.after(async () => {
   await gw.stop();
   await upstream.stop();
 });
-
-/** Resident set of a process in MiB (Linux /proc, else ps). */
-function rssMiB(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    if (kb) return Number(kb) / 1024;
-  } catch { /* not Linux */ }
-  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
-}
 
 /** Samples the gateway's RSS every 20 ms until stopped; returns the growth over the first sample. */
 function rssWatch(): { stop(): number } {
