@@ -77,17 +77,25 @@ test('a lane that dies after its last file fails with its last output', async ()
   assert.match(r.stdout, /^1 passed, 1 failed$/m);
 });
 
+/**
+ * Both files passed (`second` in a new lane), and the lane's death is one failure named after `first`,
+ * the file it had run last.
+ */
+function assertLaneDiedBetween(r: { code: number; stdout: string }, first: string, second: string): void {
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stdout, new RegExp(`^ok   \\S*${first}\\.test\\.js `, 'm'));
+  assert.match(r.stdout, new RegExp(`^ok   \\S*${second}\\.test\\.js `, 'm'));
+  assert.match(r.stdout, new RegExp(`a lane ended between files \\(exit SIGKILL\\) after \\S*${first}\\.test\\.js`));
+  assert.match(r.stdout, /^2 passed, 1 failed$/m);
+}
+
 test('a lane killed between two files is reported, and the next file gets a new lane', async () => {
   // The file's helper kills the lane while the runner waits for the file's processes to end.
   const r = await runner({
     'a-killer.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); spawn('sh', ['-c', 'sleep 0.3; kill -9 $PPID'], { stdio: 'ignore' }); });\ntest.run();\n`,
     'b-next.test.js': passing('b'),
   });
-  assert.is(r.code, 1, r.stdout);
-  assert.match(r.stdout, /^ok   \S*a-killer\.test\.js /m);
-  assert.match(r.stdout, /^ok   \S*b-next\.test\.js /m);
-  assert.match(r.stdout, /a lane ended between files \(exit SIGKILL\) after \S*a-killer\.test\.js/);
-  assert.match(r.stdout, /^2 passed, 1 failed$/m);
+  assertLaneDiedBetween(r, 'a-killer', 'b-next');
 });
 
 test('a lane that dies after it was given a file but before it began it: the file runs in a new lane', async () => {
@@ -98,11 +106,7 @@ test('a lane that dies after it was given a file but before it began it: the fil
     'a-stuck.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); ${killer}; setTimeout(() => { for (;;); }, 0); });\ntest.run();\n`,
     'b-given.test.js': passing('b'),
   });
-  assert.is(r.code, 1, r.stdout);
-  assert.match(r.stdout, /^ok   \S*a-stuck\.test\.js /m);
-  assert.match(r.stdout, /^ok   \S*b-given\.test\.js /m);
-  assert.match(r.stdout, /a lane ended between files \(exit SIGKILL\) after \S*a-stuck\.test\.js/);
-  assert.match(r.stdout, /^2 passed, 1 failed$/m);
+  assertLaneDiedBetween(r, 'a-stuck', 'b-given');
 });
 
 test.run();
