@@ -6,11 +6,10 @@
 // four lanes and 55.4, 56.5, 53.6, 59.6 s with six, 57.4 s with eight; soaks one at a time: each
 // measures the gateway under a load of its own, and the 1 000-reload soak beside the fleet soak
 // starved the fleet's three gateways of CPU). A lane is one node process (test/lane.mjs) that runs
-// the files it is given one after another: starting a process
-// and loading the modules every file shares cost a quarter of the suite's CPU when each file had its
-// own. Each file is still judged alone: its own output, temp folder, time limit and check for
-// processes left behind; a file that crashes or overruns its lane ends that lane, and the next file
-// gets a new one. Soaks, and a file with a line `// test-runner: own process`, run in a process
+// the files it is given one after another: starting a process and loading the modules every file
+// shares cost a quarter of the suite's CPU when each file had its own. Each file is still judged
+// alone: its own output, temp folder, time limit and check for processes left behind; a file that
+// crashes or overruns its lane ends that lane, and the next file gets a new one. Soaks, and a file with a line `// test-runner: own process`, run in a process
 // of their own (soaks measure heaps). Exit status is non-zero if anything failed.
 //   node test/run.mjs [--soak] [--save-durations] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
