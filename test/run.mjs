@@ -9,8 +9,9 @@
 // the files it is given one after another: starting a process and loading the modules every file
 // shares cost a quarter of the suite's CPU when each file had its own. Each file is still judged
 // alone: its own output, temp folder, time limit and check for processes left behind; a file that
-// crashes or overruns its lane ends that lane, and the next file gets a new one. Soaks, and a file with a line `// test-runner: own process`, run in a process
-// of their own (soaks measure heaps). Exit status is non-zero if anything failed.
+// crashes or overruns its lane ends that lane, and the next file gets a new one. Soaks, and a file
+// with a line `// test-runner: own process`, run in a process of their own (soaks measure heaps).
+// Exit status is non-zero if anything failed.
 //   node test/run.mjs [--soak] [--save-durations] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
 // --save-durations rewrites test/durations.json (or soak-durations.json), the order of a fresh
