@@ -43,14 +43,20 @@ async function pool(jobs: (() => Promise<unknown>)[]): Promise<void> {
   await Promise.all(Array.from({ length: 8 }, async () => { while (next < jobs.length) await jobs[next++](); }));
 }
 
+/** CPU time this process has used, in ms (the gateway runs in it: its work, not the wall clock). */
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+
+/** One scrape and the CPU it cost (server and client: both run here). CPU rather than wall time,
+ *  because a scrape spans several turns of the loop, and on a shared machine each turn may wait for
+ *  a core: under the two busy loops of `test:load` the wall time reached 155 ms for ~30 ms of work. */
 async function scrape(): Promise<{ text: string; ms: number }> {
-  const t0 = performance.now();
+  const c0 = cpuMs();
   const res = await fetch(`${gw.url}/_gateway/metrics`);
   const text = await res.text();
   assert.is(res.status, 200);
-  return { text, ms: performance.now() - t0 };
+  return { text, ms: cpuMs() - c0 };
 }
-/** The fastest of `n` scrapes: their cost, without the moments a shared machine gave the cores to others. */
+/** The cheapest of `n` scrapes. */
 async function scrapeTime(n = 5): Promise<number> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) ms.push((await scrape()).ms);
@@ -104,29 +110,28 @@ test('worst case: every release, method, status and endpoint → ≤ 1 MiB, capp
 
   // Fast: the capped scrape costs a bounded multiple of the near-empty one (it was 5 s for 71 MiB).
   const worst = await scrapeTime();
-  console.log(`scrape: ${(bytes / 1024).toFixed(0)} KiB, ${series} request series, ${worst.toFixed(1)} ms (near-empty: ${small.toFixed(1)} ms)`);
-  // The issue's bound is 100 ms on this machine. The suite runs four files on two cores, so the
-  // reference is CPU work of the same size measured in this process now: writing the same number of
-  // exposition lines: the capped scrape measured ~40x that reference here (27.5 vs 0.7 ms), the
-  // uncapped one (71 MiB, 5 s) thousands of times it. Allowed 150x: beside two busy loops the scrape
-  // (HTTP, several turns of the loop) measured 85-95x the reference (a loop in one turn), past 80x.
+  console.log(`scrape: ${(bytes / 1024).toFixed(0)} KiB, ${series} request series, ${worst.toFixed(1)} ms CPU (near-empty: ${small.toFixed(1)} ms)`);
+  // The issue's bound is 100 ms on this machine. The suite shares two cores, so the reference is CPU
+  // work of the same size measured in this process now: writing the same number of exposition
+  // lines. The capped scrape costs ~35x that reference, quiet and beside two busy loops alike
+  // (21-27 ms against 0.6-0.7 ms); the uncapped one (71 MiB, 5 s) cost thousands of times it.
   const lines = text.split('\n').length;
-  const reference = bestOf(5, () => {
+  const reference = cheapestOf(5, () => {
     let out = '';
     for (let i = 0; i < lines; i++) out += `http_request_duration_seconds_bucket{method="GET",route="/api/v3/r${i % 500}",status="200",release="3.12.0",le="${(i % 17) / 10}"} ${i}\n`;
     return out.length;
   });
-  console.log(`reference: ${lines} exposition lines written in ${reference.toFixed(1)} ms`);
-  assert.ok(worst <= Math.max(100, 8 * small, 150 * reference), `worst-case scrape ${worst.toFixed(1)} ms; near-empty ${small.toFixed(1)} ms; ${lines} lines written in ${reference.toFixed(1)} ms`);
+  console.log(`reference: ${lines} exposition lines written in ${reference.toFixed(1)} ms CPU`);
+  assert.ok(worst <= Math.max(100, 8 * small, 100 * reference), `worst-case scrape ${worst.toFixed(1)} ms; near-empty ${small.toFixed(1)} ms; ${lines} lines written in ${reference.toFixed(1)} ms`);
 });
 
-/** The fastest of `n` runs of `f`, in ms. */
-function bestOf(n: number, f: () => unknown): number {
+/** The least CPU of `n` runs of `f`, in ms. */
+function cheapestOf(n: number, f: () => unknown): number {
   let best = Infinity;
   for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
+    const c0 = cpuMs();
     f();
-    best = Math.min(best, performance.now() - t0);
+    best = Math.min(best, cpuMs() - c0);
   }
   return best;
 }
