@@ -138,7 +138,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
   ready = true;
   setupLog.release();
-  listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; ready in ${(performance.now() - started).toFixed(0)} ms`);
+  listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; code cache ${codeCache()}; ready in ${(performance.now() - started).toFixed(0)} ms`);
   if (config.fleet !== 'off') {
     fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
   }
@@ -180,6 +180,9 @@ function registerMetrics(gateway: Gateway, websockets: Websockets, reloader: Rel
   builders?.observe(gateway.metrics);
   limits.observe(gateway.metrics); // remaining budget per limit, bans, refusals, the store's state
 }
+
+/** Whether `dist/src/cli.cjs` (tools/cli-loader.cjs) ran the bundle with its V8 code cache: used, refused (other flags or node), none. */
+const codeCache = (): string => (globalThis as Record<symbol, string | undefined>)[Symbol.for('catalogue-gateway.code-cache')] ?? 'none (not started by dist/src/cli.cjs)';
 
 /** Once listening: warm the proxy, say what is served and how start-up went (`startup`, at debug). */
 function listening(gateway: Gateway, pinned: PinnedReleases, logger: Logger, startup: string): void {

@@ -68,8 +68,8 @@ test('a catalogue cached by an older loader is checked again', async () => {
 });
 
 test('the bundled gateway carries the loader version of the files it was bundled from (it keys the same cache and serves the same hash)', () => {
-  const bundle = readFileSync(join(ROOT, 'dist/src/cli.cjs'), 'utf8');
-  assert.ok(bundle.includes(JSON.stringify(loaderVersion())), `dist/src/cli.cjs does not hold ${loaderVersion()}: bundled from other files (run npm run build)`);
+  const bundle = readFileSync(join(ROOT, 'dist/src/cli.main.cjs'), 'utf8');
+  assert.ok(bundle.includes(JSON.stringify(loaderVersion())), `dist/src/cli.main.cjs does not hold ${loaderVersion()}: bundled from other files (run npm run build)`);
   assert.not.ok(bundle.includes('__CATALOGUE_LOADER_VERSION__'), 'every use of the placeholder is replaced');
 });
 
