@@ -21,8 +21,8 @@ const TOOLS = ['diff-releases'];
  * resolved and read one by one cost more than the code they hold; node 20 loads one CommonJS file
  * faster than the ten ES modules (the entry and the chunks esbuild splits out) it was before: 121.9
  * against 126.6 ms to the first 200, medians of 25 alternated starts (a bare node:http server:
- * 81.3 ms; one ES module of everything: 176.7 ms); and the code cache took 126.9 → 119.9 ms (bare
- * 83.4). What is imported later is still evaluated only then (esbuild wraps each such module), and
+ * 81.3 ms; one ES module of everything: 176.7 ms); what the code cache saves is in the loader's
+ * comment. What is imported later is still evaluated only then (esbuild wraps each such module), and
  * npm packages stay require() or import() where the modules have them. The modules stay unbundled
  * under dist/ for the tests that import them (tsc's dist/src/cli.js among them).
  */

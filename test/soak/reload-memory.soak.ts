@@ -1,9 +1,9 @@
 // Issue 27: 1 000 reloads of a changing catalogue, each followed by requests (a rate-limited one
 // among them), must not grow the gateway: everything a program holds goes with it. Measured after a
 // full GC: RSS and live heap at the end of 1 000 reloads against the same figures near the start
-// (see AT_START), each taken at rest, as a gateway is between bursts of reloads: the loader thread ended (its own heap is
-// ~70 MiB of RSS while it lives, and depends on its last load) and V8's memory reducer has run
-// (heapTotal ~55 → ~22 MiB). Measured while loading, the same runs ranged +5.4 to +11.7 MiB.
+// (see AT_START), each taken at rest, as a gateway is between bursts of reloads: the loader thread
+// ended (its own heap is ~70 MiB of RSS while it lives, and depends on its last load) and V8's
+// memory reducer has run (heapTotal ~55 → ~22 MiB). Measured while loading, the same runs ranged +5.4 to +11.7 MiB.
 // The gateway is the CLI in a process of its own, run as users run it (its full GC through the
 // inspector): in the test's process its RSS also held the test's HTTP client and its buffers, and
 // the figure ranged -0.8 to +10.5 MiB over runs of the same code.
