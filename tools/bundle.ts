@@ -55,7 +55,7 @@ function ownMetaUrl(outfile: string, base = 'import.meta.url'): Plugin {
  * from the very files the bundle is made of: a bundled start-up need not read and hash ~31 files
  * again (~2 ms before listening). The tsc modules the tests import still compute it at run time.
  */
-const { loaderVersion } = await import(new URL('../src/catalogue/model-cache.js', import.meta.url).href) as typeof import('../src/catalogue/model-cache.js');
+const { DEFAULT_CATALOGUE_DIR, loaderVersion } = await import(new URL('../src/catalogue/model-cache.js', import.meta.url).href) as typeof import('../src/catalogue/model-cache.js');
 
 /** The options every bundle shares: node 20, npm packages left as imports, own import.meta.url. */
 const common = (file: string): BuildOptions => ({
@@ -124,16 +124,31 @@ async function asciiOnly(file: string): Promise<void> {
 }
 
 /**
- * Start the gateway once (the loader asked to keep its code), have it answer a probe and a proxied
- * request (refused upstream: a 502), then signal it to write the cache of what it compiled and exit.
- * Resolves true, or why not.
+ * What the gateway that makes the cache is given and asked, from the shipped catalogue (no service
+ * or path is written here): every proxied service's upstream at a closed port, so nothing leaves
+ * the machine, and besides the probe a GET of one proxied endpoint that needs no parameter and no
+ * key (answered 502), so the request path is compiled into the cache too.
  */
-function makeCodeCache(cli: string): Promise<true | string> {
+async function cacheRun(): Promise<{ args: string[]; paths: string[] }> {
+  const { loadCatalogueAtStart } = await import(new URL('../src/catalogue/load-at-start.js', import.meta.url).href) as typeof import('../src/catalogue/load-at-start.js');
+  const { catalogue } = await loadCatalogueAtStart(DEFAULT_CATALOGUE_DIR);
+  const proxied = catalogue.services.filter((s) => s.kind === 'proxy');
+  const open = proxied.flatMap((s) => s.endpoints).find((e) => e.method === 'GET' && e.span.removed === null && !e.path.includes('{')
+    && e.parameters.length === 0 && e.security.every((x) => x.scheme === 'NONE'));
+  return { args: proxied.flatMap((s) => ['--upstream', `${s.id}=http://127.0.0.1:9`]), paths: ['/_gateway/health', ...(open ? [open.path] : [])] };
+}
+
+/**
+ * Start the gateway once (the loader asked to keep its code), have it answer what cacheRun() says,
+ * then signal it to write the cache of what it compiled and exit. Resolves true, or why not.
+ */
+async function makeCodeCache(cli: string): Promise<true | string> {
+  const { args, paths } = await cacheRun();
   return new Promise((resolve) => {
     // The defaults, whatever GATEWAY_* settings the build's environment holds (with --workers the
     // process signalled would be a primary that serves nothing).
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATEWAY_')));
-    const child = spawn(process.execPath, [cli, '--port', '0', '--log-level', 'error', '--upstream', 'exchange=http://127.0.0.1:9'], {
+    const child = spawn(process.execPath, [cli, '--port', '0', '--log-level', 'error', ...args], {
       env: { ...env, GATEWAY_CODE_CACHE_OUT: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -144,7 +159,7 @@ function makeCodeCache(cli: string): Promise<true | string> {
       const url = /listening on (http:\S+)/.exec(String(d))?.[1];
       if (!url) return;
       try {
-        for (const path of ['/_gateway/health', '/api/v3/ping']) await (await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
+        for (const path of paths) await (await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
       } catch (e) {
         out += String(e);
       }
