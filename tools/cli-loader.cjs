@@ -2,8 +2,8 @@
 // The gateway's command, `dist/src/cli.cjs` (tools/bundle.ts copies this file there): it runs the
 // bundle beside it, `cli.main.cjs`, with the V8 code cache `npm run build` made for that bundle, so
 // the functions a start-up and a first answer run are not parsed and compiled again (start-up to
-// the first 200: 109.3 → 93.7 ms, bare node:http 72.9 ms, medians of 15 alternated starts). Node 20
-// has no compile cache of its own for a script (22 has).
+// the first 200 against a bare node:http server, `node dist/bench/startup.js 9`: 1.46-1.62 without
+// it, 1.26-1.31 with it). Node 20 has no compile cache of its own for a script (22 has).
 // The cache is named after the bundle's size and modification time, so a bundle written since is
 // never run with another's cache; V8 itself refuses one made by another node or with other V8 flags
 // (then the bundle is compiled as usual). Without a cache it runs the same, a little slower.
