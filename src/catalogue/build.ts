@@ -214,7 +214,7 @@ class ServiceBuilder {
   }
 
   private releases(f: RawFile) {
-    const list = (f.data as { releases: { id: string; date: string; notes?: string; source?: string; note?: string }[] }).releases;
+    const list = (f.data as { releases: { id: string; date: string; effective?: string; notes?: string; source?: string; note?: string }[] }).releases;
     // index = position among the releases kept (a release with a schema error is left out, and so
     // is an id the gateway could not send, whatever schema the folder brings).
     const safe = dense(list).filter((r) => {

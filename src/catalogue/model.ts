@@ -33,6 +33,8 @@ export interface Where {
 export interface Release {
   id: string;
   date: string;
+  /** The day the changes took effect at the upstream, where the source gives one (announced earlier). */
+  effective?: string;
   notes?: string;
   source?: string;
   note?: string;

@@ -128,7 +128,7 @@ function releaseList(t: ServiceTimeline): string {
   for (let i = rs.length - 1; i >= 0; i--) {
     const r = rs[i];
     const pinned = t.pinned.has(r.id);
-    const head = `<div class="release-head"><h2>${esc(r.id)}</h2><time datetime="${esc(r.date)}">${esc(r.date)}</time>${pinned ? '<span class="badge pinned">served by this gateway</span>' : ''}${i > 0 ? `<a href="releases?from=${encodeURIComponent(rs[i - 1].id)}&amp;to=${encodeURIComponent(r.id)}#compare">compare with ${esc(rs[i - 1].id)}</a>` : ''}</div>`;
+    const head = `<div class="release-head"><h2>${esc(r.id)}</h2><time datetime="${esc(r.date)}">${esc(r.date)}</time>${r.effective ? `<span class="muted">effective <time datetime="${esc(r.effective)}">${esc(r.effective)}</time></span>` : ''}${pinned ? '<span class="badge pinned">served by this gateway</span>' : ''}${i > 0 ? `<a href="releases?from=${encodeURIComponent(rs[i - 1].id)}&amp;to=${encodeURIComponent(r.id)}#compare">compare with ${esc(rs[i - 1].id)}</a>` : ''}</div>`;
     const notes = r.notes ? `<p>${esc(r.notes)}</p>` : '';
     let body: string;
     if (i === 0) {
