@@ -2,9 +2,10 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type {
-  BuilderDef, Constraint, Endpoint, EnumDef, KeepAlive, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, Weight, WsMethod,
+  BuilderDef, Constraint, Endpoint, EnumDef, KeepAlive, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, Weight, WeightEntry, WsMethod,
 } from './model.js';
 import { durationSeconds } from './duration.js';
+import { currentAt } from './lifecycle.js';
 import { listenKeyOf, takesListenKey } from './user-data-streams.js';
 import type { Problem } from './problems.js';
 import { isReason, REASON_NAMES } from './reasons.js';
@@ -338,7 +339,7 @@ class ServiceBuilder {
         summary: e.summary, tags: e.tags, security: this.security(f, [...path, 'security'], e.security, key),
         parameters, constraints: this.constraints(e.constraints), body: e.body, builder: e.builder,
       };
-      if (e.weight !== undefined) ep.weight = this.weight(f, [...path, 'weight'], e.weight, ep);
+      if (e.weight !== undefined) Object.assign(ep, this.weights(f, [...path, 'weight'], e.weight, ep));
       this.checkOverlaps(parameters, (p) => p.name, f, `${key}: duplicate parameter`);
       this.checkConstraintNames(f, [...path, 'constraints'], ep.constraints, parameters, key);
       if (e.builder && !this.svc.builders.some((b) => b.name === e.builder)) {
@@ -355,6 +356,20 @@ class ServiceBuilder {
       }
       this.svc.endpoints.push(ep);
     });
+  }
+
+  /**
+   * One weight, or a list of weights that follow each other across releases (like security). The
+   * one in force at the newest release is `weight`: what the upstream counts today.
+   */
+  private weights(f: RawFile, path: (string | number)[], raw: number | Record<string, any> | Record<string, any>[], ep: Pick<Endpoint, 'key' | 'parameters'>): { weight?: Weight; weights?: WeightEntry[] } {
+    if (!Array.isArray(raw)) return { weight: this.weight(f, path, raw, ep) };
+    const weights = raw.map((e, i) => {
+      const { added, deprecated, removed, replacement, ...w } = e;
+      return { ...this.weight(f, [...path, i], w, ep), ...this.lifecycle(f, [...path, i], e, `${ep.key} weight`) } as WeightEntry;
+    });
+    this.checkOverlaps(weights, () => 'weight', f, `${ep.key}: weights overlap`);
+    return { weight: currentAt(weights, this.svc.releases.length - 1), weights };
   }
 
   /** The weight in one shape ({ value } or { rules, otherwise }); rules must name the endpoint's parameters, steps ascend. */
@@ -477,7 +492,7 @@ class ServiceBuilder {
         parameters, constraints: this.constraints(m.constraints),
       };
       this.checkConstraintNames(f, [...path, 'constraints'], wm.constraints, parameters, `websocket method ${m.name}`);
-      if (m.weight !== undefined) wm.weight = this.weight(f, [...path, 'weight'], m.weight, { key: `websocket method ${m.name}`, parameters } as Pick<Endpoint, 'key' | 'parameters'>);
+      if (m.weight !== undefined) Object.assign(wm, this.weights(f, [...path, 'weight'], m.weight, { key: `websocket method ${m.name}`, parameters } as Pick<Endpoint, 'key' | 'parameters'>));
       return wm;
     }));
     this.checkOverlaps(methods, (m) => m.name, f, 'duplicate websocket method');

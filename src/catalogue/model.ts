@@ -85,8 +85,14 @@ export interface Endpoint extends Lifecycle {
   constraints: Constraint[];
   body?: Record<string, unknown>;
   builder?: string;
-  /** Request weight at the upstream's rate limits (the YAML's plain number becomes { value, per: 'IP' }). */
+  /**
+   * Request weight the upstream counts today, at the newest release (the YAML's plain number becomes
+   * { value, per: 'IP' }): the gateway charges it whatever the client's pin, since version changes carry
+   * every request up to the upstream's release.
+   */
   weight?: Weight;
+  /** Every weight with its lifecycle, when the YAML gives a list (the weight changed between releases). */
+  weights?: WeightEntry[];
 }
 
 /**
@@ -101,6 +107,9 @@ export interface Weight {
   source?: string;
   note?: string;
 }
+
+/** One weight of a list: in force from its added release until its removed one. */
+export type WeightEntry = Weight & Lifecycle;
 
 export interface WeightRule {
   parameter: string;
@@ -159,8 +168,10 @@ export interface WsMethod extends Lifecycle {
   security: SecurityEntry[];
   parameters: Parameter[];
   constraints: Constraint[];
-  /** Weight of one request frame against the REQUEST_WEIGHT limits (shared with REST). */
+  /** Weight of one request frame against the REQUEST_WEIGHT limits (shared with REST), at the newest release. */
   weight?: Weight;
+  /** Every weight with its lifecycle, when the YAML gives a list. */
+  weights?: WeightEntry[];
 }
 
 export interface BuilderDef {

@@ -150,13 +150,18 @@ export function diffConstraints(walk: Sides, key: string, x: SurfaceItem, y: Sur
   }
 }
 
-/** The optional endpoint weight (rate-limit cost: a number, or an object for conditional weights), compared as JSON. */
-const weightOf = (i: SurfaceItem | undefined) => json((i?.item as { weight?: unknown } | undefined)?.weight);
+/** The weight in force at the surface's release (rate-limit cost: fixed or conditional), compared as JSON. */
+const weightOf = (i: SurfaceItem | undefined) => {
+  if (typeof i?.weight !== 'object') return json(i?.weight);
+  // What is counted, not where the catalogue read it: the source is reported beside the change.
+  const { source, note, ...counted } = i.weight;
+  return json(counted);
+};
 
 export function diffWeight(walk: Sides, key: string, x: SurfaceItem, y: SurfaceItem, out: Delta[]): void {
   const before = weightOf(x);
   const after = weightOf(y);
-  if (before === after || x.subject.type !== 'endpoint') return;
+  if (before === after || x.subject.type === 'stream') return;
   const release = walk.when(x.subject, (s) => weightOf(s.items.get(key)));
-  out.push({ kind: 'weight', type: 'weight-changed', subject: x.subject, before, after, release, at: y.item.at });
+  out.push({ kind: 'weight', type: 'weight-changed', subject: x.subject, before, after, release, at: y.item.at, source: y.weight?.source });
 }

@@ -1,6 +1,6 @@
 // The neutral diff: compare the surfaces at <from> and <to> and, for each difference, walk the
 // releases in between to name the one where it happened. No severity or wording here (rules.ts).
-import type { Endpoint, Lifecycle, Parameter, Service, Stream, WsMethod } from '../catalogue/model.js';
+import type { Endpoint, Lifecycle, Parameter, SecurityEntry, Service, Stream, WsMethod } from '../catalogue/model.js';
 import { existsAt } from '../catalogue/lifecycle.js';
 import { resolveService, resolveServiceAt } from '../catalogue/resolve.js';
 export type { Sides } from './surface.js';
@@ -149,7 +149,7 @@ class Timeline {
     const streams = of<Stream>('stream');
     this.narrowed = { ...service, endpoints, wsMethods, streams };
     const lists: (readonly Lifecycle[])[] = [entries];
-    for (const e of [...endpoints, ...wsMethods]) lists.push(e.security, e.parameters);
+    for (const e of [...endpoints, ...wsMethods]) lists.push(e.security, e.parameters, e.weights ?? []);
     if (endpoints.length) lists.push(service.commonParameters, service.signedParameters);
     if (subject.type === 'enum') lists.push(service.enums[subject.id]?.values ?? []);
     this.points = changePoints(lists, lo, hi);
@@ -225,16 +225,17 @@ export function diffWalk(walk: Sides): Delta[] {
     const securityChanged = x.security !== y.security;
     if (securityChanged) {
       const release = walk.when(subject, (s) => s.items.get(key)?.security);
-      out.push({ kind: 'security', type: 'security-changed', subject, release, before: x.security, after: y.security, at: y.item.at });
+      out.push({ kind: 'security', type: 'security-changed', subject, release, before: x.security, after: y.security, at: y.item.at, source: securitySource(y) });
     }
     if (x.parameters && y.parameters) diffParameters(walk, key, x, y, securityChanged, users, out);
     if (x.item !== y.item) {
-      // Body, constraints and weight belong to one entry of the item: they change only where one
-      // entry of the same key ends and another begins (or between two catalogues).
+      // Body and constraints belong to one entry of the item: they change only where one entry of
+      // the same key ends and another begins (or between two catalogues).
       diffBody(walk, key, x, y, out);
       diffConstraints(walk, key, x, y, out);
-      diffWeight(walk, key, x, y, out);
     }
+    // A weight also changes within one entry, where its list moves on to the next weight.
+    if (x.weight !== y.weight) diffWeight(walk, key, x, y, out);
     if (subject.type === 'stream') addPlaceholderUsers(walk, subject.id, users);
   }
   for (const [name, list] of [...users].sort(([p], [q]) => cmp(p, q))) diffEnum(walk, name, list.sort(compareUsers), out);
@@ -335,4 +336,10 @@ function deprecatedFor(walk: Sides, item: Lifecycle, release: string): number | 
   const releases = walk.from.view.service.releases;
   if (!(walk instanceof Walk) || span.removed === null || releases[span.removed]?.id !== release) return undefined;
   return span.deprecated === null || span.deprecated >= span.removed ? null : span.removed - span.deprecated;
+}
+
+/** The source of the security requirement in force on the <to> side (the newest entry of that scheme). */
+function securitySource(y: SurfaceItem): string | undefined {
+  const entries = (y.item as { security?: SecurityEntry[] }).security ?? [];
+  return entries.filter((e) => e.scheme === y.security).at(-1)?.source;
 }

@@ -80,7 +80,10 @@ export function formatText(r: DiffResult): string {
   const wId = Math.max(0, ...r.changes.map((c) => c.id.length));
   for (const g of bySubject(r.changes)) {
     lines.push('', title(g, (x) => x));
-    for (const c of g.changes) lines.push(`  ${c.severity.padEnd(wSev)}  ${rel(c).padEnd(wRel)}  ${c.id.padEnd(wId)}  ${c.message}`);
+    for (const c of g.changes) {
+      lines.push(`  ${c.severity.padEnd(wSev)}  ${rel(c).padEnd(wRel)}  ${c.id.padEnd(wId)}  ${c.message}`);
+      if (c.source) lines.push(`  ${''.padEnd(wSev + wRel + wId + 4)}  source: ${c.source}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

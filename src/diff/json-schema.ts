@@ -65,6 +65,7 @@ export const DIFF_JSON_SCHEMA = {
           releases: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Base diffs: every release whose pinned clients see the change.' },
           message: { type: 'string', description: 'What changed; in an upgrade, a change breaking old clients ends with what the gateway does with them ("old clients: bridged by version change <id>" or "not bridged: refused 410 …").' },
           at: where,
+          source: { type: 'string', description: "The catalogue's source for the changed fact (its source: field): a document and commit, a CHANGELOG entry or a client release." },
           bridged: { type: 'boolean', description: 'Upgrade diffs, changes breaking clients pinned before them (and deprecations a version change carries): whether the gateway carries those clients across (changes.yaml).' },
         },
       },

@@ -164,6 +164,7 @@ function toChange(d: Delta, rule: Rule): Change {
     releases: d.releases,
     message: rule.message(d),
     at: d.at && { file: d.at.file, line: d.at.line },
+    source: d.source ?? d.param?.source ?? d.item?.source,
   };
 }
 

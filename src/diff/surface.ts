@@ -2,7 +2,8 @@
 // method and stream served there, each with its status, security and parameters. Built from the
 // ReleaseView (resolve.ts) and lifecycle.ts only: alive/deprecated is never decided here.
 import { aliveAt, currentAt, type Status } from '../catalogue/lifecycle.js';
-import type { EnumValue, Lifecycle, Parameter, SecurityScheme } from '../catalogue/model.js';
+import type { EnumValue, Lifecycle, Parameter, SecurityScheme, Weight } from '../catalogue/model.js';
+import { weightAt } from '../catalogue/weight-at.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import type { Subject } from './types.js';
 
@@ -16,6 +17,8 @@ export interface SurfaceItem {
   parameters?: Map<string, Parameter>;
   /** Parameters that come with the security scheme (service-wide signed parameters). */
   signed?: ReadonlySet<Parameter>;
+  /** The request weight in force at the release (endpoints and websocket methods). */
+  weight?: Weight;
 }
 
 /** One value of a named enum at a release. */
@@ -58,13 +61,13 @@ export class Surface {
     for (let i = 0; i < served.length; i++) {
       const e = served[i];
       const subject: Subject = { type: 'endpoint', id: e.endpoint.key };
-      out.set(subjectKey(subject), new WithParameters(subject, e.endpoint, e.status === 'deprecated', e.security, e.parameters, signedSet));
+      out.set(subjectKey(subject), new WithParameters(subject, e.endpoint, e.status === 'deprecated', e.security, e.parameters, weightAt(e.endpoint, this.view.at), signedSet));
     }
     for (let i = 0; i < wsMethods.length; i++) {
       const m = wsMethods[i];
       const subject: Subject = { type: 'ws-method', id: m.name };
       const security = currentAt(m.security, this.view.at)?.scheme ?? 'NONE';
-      out.set(subjectKey(subject), new WithParameters(subject, m, this.status(m) === 'deprecated', security, aliveAt(m.parameters, this.view.at)));
+      out.set(subjectKey(subject), new WithParameters(subject, m, this.status(m) === 'deprecated', security, aliveAt(m.parameters, this.view.at), weightAt(m, this.view.at)));
     }
     for (let i = 0; i < streams.length; i++) {
       const s = streams[i];
@@ -88,6 +91,7 @@ class WithParameters implements SurfaceItem {
     readonly deprecated: boolean,
     readonly security: SecurityScheme,
     private readonly list: readonly Parameter[],
+    readonly weight: Weight | undefined,
     readonly signed?: ReadonlySet<Parameter>,
   ) {}
 

@@ -89,6 +89,8 @@ export interface Delta {
   deprecatedFor?: number | null;
   /** Where the YAML that caused the change is written (the <to> side when the item exists there). */
   at?: Where;
+  /** The source the catalogue gives for the fact that changed, when it is not the item's or parameter's own. */
+  source?: string;
 }
 
 /** A classified change: what the JSON output lists, field for field. */
@@ -115,6 +117,8 @@ export interface Change {
   message: string;
   /** The YAML item that caused the change: file relative to the catalogue folder, 1-based line. */
   at?: Where;
+  /** The catalogue's source for the changed fact (its `source:` field): a document, CHANGELOG entry or client release. */
+  source?: string;
   /**
    * Upgrade diffs, changes that break an old client (or deprecations a version change carries):
    * whether the gateway carries clients pinned before it across (its message says how).

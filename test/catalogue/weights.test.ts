@@ -8,6 +8,7 @@ import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
+import { weightAt } from '../../src/catalogue/weight-at.js';
 import { ROOT } from '../support/processes.js';
 import { loadEvidence } from './evidence-sources.js';
 import { tempDir } from '../support/temp.js';
@@ -23,7 +24,7 @@ test('every endpoint alive at 3.12.0 with a weight in the OpenAPI carries it', (
   let conditional = 0;
   for (const e of view.served) {
     const want = openapi.get(e.endpoint.key)?.weight;
-    const got = e.endpoint.weight;
+    const got = weightAt(e.endpoint, view.at);
     if (!want) continue;
     if (want === 'conditional') {
       conditional++;
@@ -38,7 +39,7 @@ test('every endpoint alive at 3.12.0 with a weight in the OpenAPI carries it', (
 });
 
 test('conditional weights read as the docs say: depth by limit, tickers by symbol count', () => {
-  const w = (key: string) => view.served.find((e) => e.endpoint.key === key)!.endpoint.weight!;
+  const w = (key: string) => weightAt(view.served.find((e) => e.endpoint.key === key)!.endpoint, view.at)!;
   const depth = w('GET /api/v3/depth');
   assert.equal(depth.rules![0], { parameter: 'limit', measure: 'value', steps: [{ upTo: 100, weight: 5 }, { upTo: 500, weight: 25 }, { upTo: 1000, weight: 50 }, { weight: 250 }] });
   assert.is(depth.otherwise, 5);

@@ -55,7 +55,9 @@ export function limitsOf(views: ReleaseView[], was: Limits, store: CounterStore,
   const counters = new Map<string, Counter>();
   for (const v of views) {
     if (v.service.kind !== 'proxy') continue;
-    const limits = aliveAt(v.service.rateLimits ?? [], v.at);
+    // The upstream's limits as they are today (its newest release), whatever release a client pins:
+    // version changes carry every request up to the upstream, which meters them all alike.
+    const limits = aliveAt(v.service.rateLimits ?? [], Math.max(v.service.releases.length - 1, 0));
     if (!limits.length) continue;
     let svc = services.get(v.service.id);
     if (!svc) {
