@@ -105,6 +105,9 @@ test('/_gateway/releases shows every release with its date and the changes of 3.
   assert.ok(changes.length > 0, 'the catalogue has changes at 3.6.0');
   for (const c of changes) assert.ok(section.includes(c.message) && section.includes(c.id), `3.6.0 section lacks "${c.message}" (${c.id})`);
   assert.ok(await page.$(`#r-${PIN.replaceAll('.', '\\.')}.pinned`), `the pinned release ${PIN} is marked`);
+  // A release after the seam shows its effective date beside its announcement date.
+  const retired = await page.$eval('#r-2026\\.01\\.21', (el) => [...el.querySelectorAll('time')].map((t) => t.getAttribute('datetime')));
+  assert.equal(retired, ['2026-01-21', '2026-02-20']);
   await page.screenshot({ path: join(SCREENSHOTS, 'releases.png') });
   await (await page.$('#r-3\\.6\\.0'))!.screenshot({ path: join(SCREENSHOTS, 'releases-3.6.0.png') });
   await page.close();
