@@ -3,6 +3,7 @@
 // ruleset and swagger-parser accept it: servers, an explicit `security: []` on public operations,
 // enums of array parameters on `items`, and every answer the gateway itself can give, in the
 // service's own error envelope with the service's own codes.
+import { weightAt } from './weight-at.js';
 import type { Endpoint, Parameter, Release, Service } from './model.js';
 import { REASONS, type Reason } from './reasons.js';
 import type { EndpointAt, ReleaseView } from './resolve.js';
@@ -66,10 +67,11 @@ function operation(view: ReleaseView, e: EndpointAt, shared: Json): Json {
     responses: responses(view, e, shared),
   };
   if (ep.body) op.requestBody = { required: true, content: { 'application/json': { schema: ep.body } } };
-  if (ep.weight) {
-    // The request weight the rate limiter counts, shown on the docs page and kept machine-readable.
-    op['x-weight'] = ep.weight;
-    op.description = `Request weight: ${weightText(ep.weight)}.`;
+  const weight = weightAt(ep, view.at);
+  if (weight) {
+    // The request weight the upstream counted at this release, shown on the docs page and kept machine-readable.
+    op['x-weight'] = weight;
+    op.description = `Request weight: ${weightText(weight)}.`;
   }
   if (e.status === 'deprecated') Object.assign(op, { deprecated: true, ...lifecycleExtensions(view.service.releases, ep) });
   return op;
