@@ -3,8 +3,8 @@
 // parser, `--help`, the config file's key check, the defaults and the README's configuration table
 // are all derived from this list (src/config.ts reads it; tools/settings-table.ts renders the README
 // table, and test/structure/settings-table.test.ts fails when the README and this list differ).
-import { availableParallelism } from 'node:os';
 import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
+import { DEFAULT_DEADLINE_MS, DEFAULT_QUEUE_PER_THREAD, defaultThreads } from './builders/pool/defaults.js';
 import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/model-cache.js';
 import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
@@ -135,14 +135,14 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'for a gateway behind a load balancer that learns of a stopping server only from its answers (nginx, HAProxy without health checks): after SIGTERM the gateway keeps its listener open up to this long instead of closing it at once. Meanwhile readiness answers 503, requests with an idempotent method (GET, HEAD, OPTIONS, PUT, DELETE) are answered 503 + `Retry-After: 1` before anything is forwarded, so the balancer retries them on another replica and marks this one down, and POST and PATCH (which a balancer does not retry) are served; every answer closes its connection. The listener closes once 250 ms pass without a new connection, or when this runs out. Closing it at once would reset any connection the kernel had accepted but the gateway not yet taken, a POST among them (see Operating a fleet). 0 = close the listener at once (Kubernetes: the preStop hook gives the balancer its time instead)' },
   { key: 'workerStallMs', flag: 'worker-stall', env: 'GATEWAY_WORKER_STALL_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
     help: 'with --workers: a worker whose event loop sent no heartbeat for this long is killed and replaced' },
-  { key: 'builderThreads', flag: 'builder-threads', env: 'GATEWAY_BUILDER_THREADS', arg: '<n>', default: () => String(Math.max(1, availableParallelism() - 1)), defaultText: 'cores − 1 (≥ 1)', parse: int(1, 256), reload: false,
+  { key: 'builderThreads', flag: 'builder-threads', env: 'GATEWAY_BUILDER_THREADS', arg: '<n>', default: () => String(defaultThreads()), defaultText: 'cores − 1 (≥ 1)', parse: int(1, 256), reload: false,
     help: 'worker threads running transaction builds' },
   { key: 'builderPriority', flag: 'builder-priority', env: 'GATEWAY_BUILDER_PRIORITY', arg: BUILDER_PRIORITIES.join('|'), default: 'background', parse: choice(BUILDER_PRIORITIES), reload: false,
     help: "builder threads' priority: background = nice 19, idle = also SCHED_IDLE, normal = the process's",
     doc: "builder threads' scheduling priority: `background` = nice 19, so the request loop runs first when cores are short (builds slow down under load, they do not stop); `idle` = also Linux's SCHED_IDLE (via util-linux's `chrt`): no CPU while anything else on the host is runnable, for a host running only the gateway; `normal` = the process's priority" },
-  { key: 'builderQueue', flag: 'builder-queue', env: 'GATEWAY_BUILDER_QUEUE', arg: '<n>', default: (c) => String(8 * Number(c.builderThreads)), defaultText: '8 × threads', parse: int(1, 100_000), reload: false,
+  { key: 'builderQueue', flag: 'builder-queue', env: 'GATEWAY_BUILDER_QUEUE', arg: '<n>', default: (c) => String(DEFAULT_QUEUE_PER_THREAD * Number(c.builderThreads)), defaultText: `${DEFAULT_QUEUE_PER_THREAD} × threads`, parse: int(1, 100_000), reload: false,
     help: 'builds waiting for a thread; beyond it 503 + Retry-After' },
-  { key: 'builderDeadlineMs', flag: 'builder-deadline', env: 'GATEWAY_BUILDER_DEADLINE_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
+  { key: 'builderDeadlineMs', flag: 'builder-deadline', env: 'GATEWAY_BUILDER_DEADLINE_MS', arg: ms, default: String(DEFAULT_DEADLINE_MS), parse: int(100, 600_000), reload: false,
     help: 'wall clock per build; past it the thread is replaced and the client gets 503' },
   { key: 'tokensFile', flag: 'tokens-file', env: 'GATEWAY_TOKENS_FILE', arg: '<file>', defaultText: 'none', reload: true,
     help: 'client tokens and their allow-lists (see Gateway-side signing)' },

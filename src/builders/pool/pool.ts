@@ -6,7 +6,7 @@
 //   caller gets BuilderDeadlineError — never a hang;
 // - the Plutus execution budget, enforced inside the worker by the builders themselves.
 // The main loop keeps parsing, validating and answering while builds run.
-import { availableParallelism } from 'node:os';
+import { DEFAULT_DEADLINE_MS, DEFAULT_QUEUE_PER_THREAD, defaultThreads } from './defaults.js';
 import { Piscina } from 'piscina';
 import { BuilderBusyError, BuilderDeadlineError, BuilderError, fromWire } from '../errors.js';
 import { MAX_TX_EX_UNITS } from '../cardano/execution-budget.js';
@@ -61,12 +61,6 @@ export interface BuilderPool {
   stats(): BuilderPoolStats;
 }
 
-export const DEFAULT_DEADLINE_MS = 10_000;
-export const DEFAULT_QUEUE_PER_THREAD = 8;
-
-export function defaultThreads(): number {
-  return Math.max(1, availableParallelism() - 1);
-}
 
 /** The worker entry, next to this file in the compiled layout (dist/src/builders/pool/worker.js). */
 const WORKER = new URL('./worker.js', import.meta.url).href;
