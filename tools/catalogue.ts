@@ -6,6 +6,8 @@
 //   plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>]   the composed version-change plan
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
+//   import <source> --service <dir> --release <id> [--date …] [--from …] [--absent …] [--paths …] [--dry-run] [--format …]
+//                                             one release of the upstream as lifecycle facts (docs/release-import.md)
 import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { cacheDirFrom } from '../src/config.js';
@@ -13,6 +15,7 @@ import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js
 import { command } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
+import { IMPORT_USAGE, importCommand as importReleaseCommand } from './catalogue-import/release-report.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
 import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { pinViews } from '../src/catalogue/pin.js';
@@ -25,6 +28,9 @@ const USAGE = `usage: npm run catalogue -- <command> [options]
   openapi [--release <id>] [--service <id>] [--catalogue <dir>]
   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]
   import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]
+  ${IMPORT_USAGE}
+      a release of the upstream (OpenAPI 3 or a method table) against the release before: added,
+      removed, deprecated stamps and changes.yaml proposals; see docs/release-import.md
   plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]`;
 
 function main(argv: string[]): number {
@@ -32,10 +38,11 @@ function main(argv: string[]): number {
   if (command === 'lint') return lint(rest);
   if (command === 'endpoints') return endpoints(rest);
   if (command === 'import-openapi') return importCommand(rest);
+  if (command === 'import') return importReleaseCommand(rest);
   if (command === 'openapi') return exportDoc(rest, toOpenApi);
   if (command === 'asyncapi') return exportDoc(rest, toAsyncApi);
   if (command === 'plan') return plan(rest);
-  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, plan';
+  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, import, plan';
   throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
 }
 

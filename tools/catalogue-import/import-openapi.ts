@@ -42,13 +42,13 @@ export interface ImportResult {
   createdService: boolean;
 }
 
-interface ServiceDefaults {
+export interface ServiceDefaults {
   signed: Set<string>;
   common: { name: string; pathPrefix?: string }[];
   apiKeyHeader?: string;
 }
 
-function serviceDefaults(s: Record<string, any>): ServiceDefaults {
+export function serviceDefaults(s: Record<string, any>): ServiceDefaults {
   return {
     signed: new Set((s.security?.signedParameters ?? []).map((p: { name: string }) => p.name)),
     common: (s.commonParameters ?? []).map((p: { name: string; pathPrefix?: string }) => ({ name: p.name, pathPrefix: p.pathPrefix })),
@@ -93,7 +93,7 @@ export function serviceFromOpenApi(spec: OpenApiDocument, id: string, specName: 
 }
 
 /** The catalogue entry of one operation, or a reason to skip it; notes on what was not imported as written. */
-function entryOf(
+export function entryOf(
   op: OpenApiOperation, spec: OpenApiDocument, specName: string, defaults: ServiceDefaults, prefix: string, notes: string[],
 ): Record<string, unknown> | string {
   if (/[{}]/.test(op.path)) return 'path template: catalogue paths are static (the gateway routes by exact path), so it is not imported';
@@ -194,18 +194,23 @@ export function importOpenApi(specFile: string, serviceDir: string, opts: Import
 }
 
 /** The path part of the first http(s) server URL ("https://x.example/v2/" → "/v2"); upstreams.rest keeps the origin. */
-function serverPath(spec: OpenApiDocument): string {
+export function serverPath(spec: OpenApiDocument): string {
   const server = spec.servers.find((u) => /^https?:\/\//.test(u));
   return server ? new URL(server).pathname.replace(/\/+$/, '') : '';
 }
 
 /** The editor line every catalogue file starts with (see catalogue/schema/). */
-const schemaLine = (relativePath: string) => `yaml-language-server: $schema=${relativePath}`;
+export const schemaLine = (relativePath: string) => `yaml-language-server: $schema=${relativePath}`;
 
-function writeService(file: string, service: Record<string, unknown>, specName: string): void {
+export function writeService(file: string, service: Record<string, unknown>, specName: string): void {
+  writeFileSync(file, serviceText(service, specName));
+}
+
+/** The text of a service.yaml written from a description. */
+export function serviceText(service: Record<string, unknown>, specName: string): string {
   const doc = new Document(service);
-  doc.commentBefore = ` ${schemaLine('../schema/service.schema.json')}\n Written from ${specName} by tools/catalogue-import/import-openapi.ts; check errors (envelope, codes) and upstreams by hand.`;
-  writeFileSync(file, doc.toString({ lineWidth: 0 }));
+  doc.commentBefore = ` ${schemaLine('../schema/service.schema.json')}\n Written from ${specName} by tools/catalogue-import; check errors (envelope, codes) and upstreams by hand.`;
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** Append entries to an endpoints file (created when missing) without touching what is there. */

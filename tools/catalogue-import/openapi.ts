@@ -13,6 +13,9 @@ export interface OpenApiParameter {
   required?: boolean;
   description?: string;
   schema?: Record<string, any>;
+  deprecated?: boolean;
+  /** The components/parameters name when the operation refers to the parameter by $ref. */
+  ref?: string;
 }
 
 export interface OpenApiOperation {
@@ -21,6 +24,10 @@ export interface OpenApiOperation {
   summary?: string;
   description?: string;
   tags: string[];
+  /** OpenAPI `deprecated: true`. */
+  deprecated: boolean;
+  /** What replaces the operation: its `x-replacement`, else an operation its description says to use instead. */
+  replacement?: string;
   parameters: OpenApiParameter[];
   /** Security requirement objects of the operation (or the document's default). */
   security: Record<string, string[]>[];
@@ -31,6 +38,8 @@ export interface OpenApiOperation {
 
 export interface OpenApiDocument {
   file: string;
+  /** info.version, when the document gives one. */
+  version?: string;
   operations: OpenApiOperation[];
   byKey: Map<string, OpenApiOperation>;
   securitySchemes: Record<string, any>;
@@ -55,29 +64,42 @@ export function readOpenApi(file: string, cacheDir: string | false = cacheDirFro
     }
     return cur;
   };
+  // A parameter given by $ref keeps the component's name (a named enum can be called after it).
+  const parameter = (p: any): OpenApiParameter => {
+    const m = typeof p?.$ref === 'string' ? /^#\/components\/parameters\/(.+)$/.exec(p.$ref) : null;
+    return m ? { ...resolve(p), ref: m[1].replaceAll('~1', '/').replaceAll('~0', '~') } : resolve(p);
+  };
   const operations: OpenApiOperation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
-    const shared = (item.parameters ?? []).map(resolve);
+    const shared = (item.parameters ?? []).map(parameter);
     for (const m of HTTP_METHODS) {
       const op = item[m];
       if (!op) continue;
-      const own: OpenApiParameter[] = (op.parameters ?? []).map(resolve);
+      const own: OpenApiParameter[] = (op.parameters ?? []).map(parameter);
       const names = new Set(own.map((p) => `${p.in} ${p.name}`));
       const parameters = [...shared.filter((p: OpenApiParameter) => !names.has(`${p.in} ${p.name}`)), ...own].map((p) => ({
         ...p, schema: p.schema ? resolve(p.schema) : undefined,
       }));
       operations.push({
         method: m.toUpperCase(), path, summary: op.summary, description: op.description, tags: op.tags ?? [],
-        parameters, security: op.security ?? doc.security ?? [], hasRequestBody: !!op.requestBody,
+        deprecated: op.deprecated === true, replacement: replacementOf(op), parameters, security: op.security ?? doc.security ?? [], hasRequestBody: !!op.requestBody,
         requestBody: op.requestBody ? requestBodyOf(resolve(op.requestBody), resolve) : undefined,
       });
     }
   }
   return {
-    file, operations, byKey: new Map(operations.map((o) => [`${o.method} ${o.path}`, o])),
+    file, version: typeof doc.info?.version === 'string' ? doc.info.version : undefined, operations, byKey: new Map(operations.map((o) => [`${o.method} ${o.path}`, o])),
     securitySchemes: doc.components?.securitySchemes ?? {},
     title: doc.info?.title, servers: (doc.servers ?? []).map((s: { url: string }) => s.url), schemas: doc.components?.schemas ?? {},
   };
+}
+
+/** `x-replacement`, else "use METHOD /path instead" (or "replaced by METHOD /path") in the summary or description. */
+function replacementOf(op: any): string | undefined {
+  if (typeof op['x-replacement'] === 'string' && op['x-replacement'].trim()) return op['x-replacement'].trim();
+  const text = `${op.summary ?? ''}\n${op.description ?? ''}`;
+  const m = /\b(?:use|replaced by|update to)\s+(?:the\s+(?:new\s+)?)?`?(GET|POST|PUT|DELETE|PATCH)\s+(\/[^\s`'",;)]+)/i.exec(text);
+  return m ? `${m[1].toUpperCase()} ${m[2].replace(/\.$/, '')}` : undefined;
 }
 
 /** The first JSON media type of a request body, else a form, else whatever comes first. */

@@ -1,0 +1,87 @@
+// A method table (data/binance-modular-connectors-*.json) as a description of the upstream: one row
+// per REST method an official client calls, with the parameter names it sends and whether it
+// requires them; the older tables also say `signed` and a type per parameter.
+//
+// Security of an operation: `signed` when the row says; else SIGNED when the method sends one of the
+// service's signedParameters (timestamp, signature, recvWindow: a client only sends those to sign),
+// else NONE, with a note saying the table does not tell (an API-key-only endpoint looks the same).
+// Rows whose parameter names are a client's own argument names (a python client's snake_case) are
+// imported without parameters, and their parameters are not compared.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { inPaths, type DescOperation, type DescParameter, type Description } from './description.js';
+import { serviceDefaults } from './import-openapi.js';
+import { slug } from './openapi.js';
+
+interface Row {
+  client?: string;
+  client_version?: string;
+  name?: string;
+  method: string;
+  path: string;
+  signed?: boolean;
+  params?: { name: string; required?: boolean; type?: string }[];
+  params_note?: string;
+}
+
+/** The signing parameters a client sends, when service.yaml names none. */
+const SIGNING = ['timestamp', 'signature', 'recvWindow'];
+const TYPES: Record<string, string> = { number: 'number', integer: 'integer', boolean: 'boolean', string: 'string' };
+
+export function isMethodTable(data: unknown): boolean {
+  return !!data && typeof data === 'object' && Array.isArray((data as { methods?: unknown }).methods);
+}
+
+export function methodTableDescription(file: string, service: Record<string, any> | null, paths?: readonly string[]): Description {
+  const data = JSON.parse(readFileSync(file, 'utf8')) as { methods?: Row[] };
+  if (!isMethodTable(data)) throw new Error(`${file}: not a method table (no "methods" list)`);
+  const name = basename(file);
+  const label = `method table ${name}`;
+  const defaults = serviceDefaults(service ?? {});
+  const signing = defaults.signed.size ? defaults.signed : new Set(SIGNING);
+  const out: Description = { kind: 'method-table', file, label, operations: [], skipped: [], warnings: [], leftOut: 0 };
+  const seen = new Set<string>();
+  for (const row of data.methods!) {
+    const method = String(row.method).toUpperCase();
+    const key = `${method} ${row.path}`;
+    if (!inPaths(row.path, paths)) {
+      out.leftOut++;
+      continue;
+    }
+    if (/[{}]/.test(row.path)) {
+      out.skipped.push(`${key}: path template: catalogue paths are static (the gateway routes by exact path), so it is not imported`);
+      continue;
+    }
+    if (seen.has(key)) {
+      out.skipped.push(`${key}: listed again (${row.client ?? '?'} ${row.name ?? ''}): the first row counts`);
+      continue;
+    }
+    seen.add(key);
+    const params = row.params ?? [];
+    const sendsSigning = params.some((p) => signing.has(p.name));
+    const security = row.signed === true || (row.signed === undefined && sendsSigning) ? 'SIGNED' : 'NONE';
+    const notes: string[] = [];
+    if (row.signed === undefined) notes.push(security === 'SIGNED' ? 'SIGNED: the client sends signing parameters' : 'security not in the table: NONE, as the client sends no signing parameter (an API key may still be needed)');
+    const unreliable = row.params_note && /snake_case|argument names/i.test(row.params_note) ? `parameter names in the table are the client's argument names (${row.params_note}), not the names sent: parameters not imported` : undefined;
+    const leaveOut = (n: string) => (security === 'SIGNED' && signing.has(n))
+      || defaults.common.some((c) => c.name === n && (!c.pathPrefix || row.path.startsWith(c.pathPrefix)));
+    const parameters: DescParameter[] | null = unreliable ? null : params.filter((p) => !leaveOut(p.name)).map((p) => {
+      const type = p.type ? TYPES[p.type] : undefined;
+      const entry = { name: p.name, ...(p.required ? { required: true } : {}), ...(type ? { schema: { type } } : {}) };
+      return { name: p.name, in: 'query', required: p.required === true, deprecated: false, entry, typed: type !== undefined };
+    });
+    if (unreliable) notes.push(unreliable);
+    const client = [row.client, row.client_version, row.name].filter(Boolean).join(' ');
+    const entry: Record<string, any> = { method, path: row.path, source: client ? `${label} (${client})` : label };
+    if (notes.length) entry.note = notes.join('; ');
+    entry.security = security;
+    if (parameters?.length) entry.parameters = parameters.map((p) => p.entry);
+    const op: DescOperation = {
+      key, method, path: row.path, module: slug(row.client ?? 'default'), deprecated: false,
+      security: row.signed === true ? 'SIGNED' : undefined, parameters, entry,
+      ...(unreliable ? { parametersNote: unreliable } : {}),
+    };
+    out.operations.push(op);
+  }
+  return out;
+}

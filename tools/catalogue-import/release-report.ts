@@ -1,0 +1,52 @@
+// `npm run catalogue -- import`: the command around release-import.ts, and its report as text or JSON.
+import { flag, oneOf, parseArgs, UsageError } from '../../src/args.js';
+import { ImportCheckError, importRelease, type ReleaseImportReport } from './release-import.js';
+
+export const IMPORT_USAGE = 'import <source-file> --service <dir> --release <id> [--date YYYY-MM-DD] [--from openapi|method-table] [--absent remove|deprecate] [--paths <prefix,...>] [--dry-run] [--format text|json]';
+
+/** The report as lines: one per item ("added GET /x"), then a summary. */
+export function formatReport(r: ReleaseImportReport): string {
+  const lines = [`release ${r.release} (${r.date}) ${r.previous ? `after ${r.previous}` : '(the first)'} from ${r.source}${r.dryRun ? ' (dry run: nothing written)' : ''}`];
+  const list = (word: string, items: string[]) => { for (const i of items) lines.push(`${word} ${i}`); };
+  list('added', r.added);
+  list('removed', r.removed);
+  list('deprecated', r.deprecated);
+  list('differs', r.differs);
+  list('skipped', r.skipped);
+  list('proposed', r.proposed);
+  list('note', r.notes);
+  if (r.leftOut) lines.push(`left out ${r.leftOut} operation(s) outside --paths`);
+  list(r.dryRun ? 'would write' : 'wrote', r.files);
+  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function importCommand(argv: string[]): number {
+  const args = parseArgs(argv, ['service', 'release', 'date', 'from', 'absent', 'paths', 'format'], ['dry-run']);
+  const [source, extra] = args.positionals;
+  const service = flag(args, 'service');
+  const release = flag(args, 'release');
+  if (!source || extra !== undefined) throw new UsageError('import needs exactly one <source-file>');
+  if (!service || !release) throw new UsageError('import needs --service <dir> and --release <id>');
+  const format = oneOf('format', flag(args, 'format') ?? 'text', ['text', 'json'] as const);
+  const from = flag(args, 'from');
+  const absent = flag(args, 'absent');
+  const paths = flag(args, 'paths')?.split(',').map((p) => p.trim()).filter(Boolean);
+  const opts = {
+    release, date: flag(args, 'date'), dryRun: flag(args, 'dry-run') === 'true', paths,
+    from: from === undefined ? undefined : oneOf('from', from, ['openapi', 'method-table'] as const),
+    absent: absent === undefined ? undefined : oneOf('absent', absent, ['remove', 'deprecate'] as const),
+  };
+  let report: ReleaseImportReport;
+  try {
+    report = importRelease(source, service, opts);
+  } catch (e) {
+    if (!(e instanceof ImportCheckError)) throw e;
+    process.stdout.write(format === 'json' ? `${JSON.stringify({ ...e.report, problems: e.problems }, null, 2)}\n` : formatReport(e.report));
+    for (const p of e.problems) console.error(`error: ${p}`);
+    console.error(`nothing written: the catalogue would not pass lint after this import (${e.problems.length} problem(s))`);
+    return 1;
+  }
+  process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return 0;
+}
