@@ -59,39 +59,47 @@ export class CatalogueNodes {
   private params = new Map<Parameter, Located>();
   private values = new Map<EnumValue, Located>();
 
+  /** Endpoints by the file they are written in (a file is parsed when one of its items is first asked for). */
+  private byFile = new Map<string, Endpoint[]>();
+  private ownerOf = new Map<Parameter, Endpoint>();
+
   constructor(
     private readonly service: Service,
     private readonly files: ServiceFiles,
   ) {
-    const byFile = new Map<string, Endpoint[]>();
     for (const e of service.endpoints) {
       const name = basename(e.at.file);
-      byFile.set(name, [...(byFile.get(name) ?? []), e]);
-    }
-    for (const [name, list] of byFile) {
-      const file = files.get(`endpoints/${name}`);
-      const seq = file?.doc.get('endpoints', true) as YAMLSeq<YAMLMap> | undefined;
-      if (!file || !isSeq(seq) || seq.items.length !== list.length) throw new Error(`endpoints/${name}: does not hold the ${list.length} endpoints the loader read from it`);
-      list.forEach((e, i) => {
-        const map = seq.items[i];
-        if (!isMap(map) || `${map.get('method')} ${map.get('path')}` !== e.key) throw new Error(`endpoints/${name}: item ${i} is not ${e.key}`);
-        this.endpoints.set(e, { file, map });
-        const ps = map.get('parameters', true) as YAMLSeq<YAMLMap> | undefined;
-        e.parameters.forEach((p, j) => {
-          const pm = isSeq(ps) ? ps.items[j] : undefined;
-          if (!isMap(pm) || pm.get('name') !== p.name) throw new Error(`endpoints/${name}: ${e.key} parameter ${j} is not ${p.name}`);
-          this.params.set(p, { file, map: pm });
-        });
-      });
+      this.byFile.set(name, [...(this.byFile.get(name) ?? []), e]);
+      for (const p of e.parameters) this.ownerOf.set(p, e);
     }
   }
 
   endpoint(e: Endpoint): Located {
+    if (!this.endpoints.has(e)) this.index(basename(e.at.file));
     return this.endpoints.get(e)!;
   }
 
   parameter(p: Parameter): Located {
+    if (!this.params.has(p)) this.endpoint(this.ownerOf.get(p)!);
     return this.params.get(p)!;
+  }
+
+  private index(name: string): void {
+    const list = this.byFile.get(name) ?? [];
+    const file = this.files.get(`endpoints/${name}`);
+    const seq = file?.doc.get('endpoints', true) as YAMLSeq<YAMLMap> | undefined;
+    if (!file || !isSeq(seq) || seq.items.length !== list.length) throw new Error(`endpoints/${name}: does not hold the ${list.length} endpoints the loader read from it`);
+    list.forEach((e, i) => {
+      const map = seq.items[i];
+      if (!isMap(map) || `${map.get('method')} ${map.get('path')}` !== e.key) throw new Error(`endpoints/${name}: item ${i} is not ${e.key}`);
+      this.endpoints.set(e, { file, map });
+      const ps = map.get('parameters', true) as YAMLSeq<YAMLMap> | undefined;
+      e.parameters.forEach((p, j) => {
+        const pm = isSeq(ps) ? ps.items[j] : undefined;
+        if (!isMap(pm) || pm.get('name') !== p.name) throw new Error(`endpoints/${name}: ${e.key} parameter ${j} is not ${p.name}`);
+        this.params.set(p, { file, map: pm });
+      });
+    });
   }
 
   /** The YAML map of an enum in enums.yaml. */

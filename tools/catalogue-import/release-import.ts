@@ -181,7 +181,7 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
 }
 
 function loadService(root: string, id: string): Service {
-  const { catalogue } = loadCatalogue(root, { cacheDir: cacheDirFrom(), modelCache: false });
+  const { catalogue } = loadCatalogue(root, { cacheDir: cacheDirFrom() });
   const s = catalogue.services.find((x) => x.id === id);
   if (!s) throw new UsageError(`${join(root, id)}: no service "${id}" in the catalogue at ${root}`);
   return s;
@@ -236,8 +236,9 @@ class Importer {
   readonly proposals: Proposal[] = [];
   private nodes: CatalogueNodes | null;
   private newEntries = new Map<string, Record<string, unknown>[]>();
-  private newModules = new Map<string, string>();
   private newEnums = new Map<string, { values: string[]; source: string }>();
+  /** Parameters new on an endpoint the catalogue has, appended together (its `parameters` list may not exist yet). */
+  private newParams = new Map<Endpoint, Record<string, unknown>[]>();
   private enumUses = new Map<string, EnumUse[]>();
   private signed: Set<string>;
   private accepted: string[];
@@ -325,7 +326,6 @@ class Importer {
       for (const p of op.parameters ?? []) if (p.deprecated) this.report.deprecated.push(`param ${op.key} ${p.name}`);
     }
     const module = this.moduleFor(op);
-    this.newModules.set(op.path, module);
     this.newEntries.set(module, [...(this.newEntries.get(module) ?? []), entry]);
   }
 
@@ -397,8 +397,7 @@ class Importer {
     const entry: Record<string, unknown> = { name: dp.name, added: R, ...(dp.deprecated ? { deprecated: R } : {}) };
     for (const [k, v] of Object.entries(this.withNamedEnum(op, dp))) if (!(k in entry)) entry[k] = v;
     entry.source = this.label;
-    const { file, map } = this.nodes!.endpoint(e);
-    file.appendItems(map, 'parameters', [entry]);
+    this.newParams.set(e, [...(this.newParams.get(e) ?? []), entry]);
     // Older requests lack a parameter that is now required: the upstream refuses them all.
     if (dp.required && !this.declared(op.key, item)) {
       this.propose(op.key, {
@@ -537,18 +536,28 @@ class Importer {
   private moduleFor(op: DescOperation): string {
     const segs = op.path.split('/');
     let best = { n: 2, module: op.module };
-    const consider = (path: string, module: string) => {
-      const other = path.split('/');
+    for (const [other, module] of this.modulePaths) {
       let n = 0;
       while (n < segs.length && n < other.length && segs[n] === other[n]) n++;
       if (n - 1 > best.n) best = { n: n - 1, module };
-    };
-    for (const e of this.service?.endpoints ?? []) consider(e.path, basename(e.at.file).replace(/\.ya?ml$/, ''));
-    for (const [path, module] of this.newModules) consider(path, module);
+    }
+    this.modulePaths.push([segs, best.module]);
     return best.module;
   }
 
+  /** Path segments of every endpoint, with its module file: the catalogue's, then the new ones. */
+  private get modulePaths(): [string[], string][] {
+    this.paths ??= (this.service?.endpoints ?? []).map((e) => [e.path.split('/'), basename(e.at.file).replace(/\.ya?ml$/, '')]);
+    return this.paths;
+  }
+
+  private paths?: [string[], string][];
+
   private writeEntries(): void {
+    for (const [e, entries] of this.newParams) {
+      const { file, map } = this.nodes!.endpoint(e);
+      file.appendItems(map, 'parameters', entries);
+    }
     for (const [module, entries] of this.newEntries) {
       const rel = `endpoints/${module}.yaml`;
       const file = this.files.get(rel);

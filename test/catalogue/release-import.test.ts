@@ -1,0 +1,326 @@
+// `npm run catalogue -- import`: three published versions of the exchange's OpenAPI description
+// (binance/binance-api-swagger spot_api.yaml v1.20.1, v1.21.0, v1.22.0) imported as three releases
+// into an empty folder agree with a structural comparison of the documents made here, with the diff
+// tool and with the gateway; a small description covers deprecation, replacements, templated paths
+// and enum values; today's method table goes into a copy of the exchange catalogue.
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import { loadCatalogue } from '../../src/catalogue/load.js';
+import { resolveService } from '../../src/catalogue/resolve.js';
+import { parseYamlData } from '../../src/catalogue/yaml-file.js';
+import { cacheDirFrom } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { importRelease, type ReleaseImportReport } from '../../tools/catalogue-import/release-import.js';
+import { gatewayAt } from '../support/gateway.js';
+import { ROOT, startUpstream } from '../support/processes.js';
+import { runTool } from '../support/tools.js';
+import { tempDir } from '../support/temp.js';
+
+const test = suite('release import');
+
+const SPOT = [
+  { id: '1.20.1', date: '2023-12-07', file: 'data/binance-api-swagger/spot_api-v1.20.1.yaml' },
+  { id: '1.21.0', date: '2024-06-06', file: 'data/binance-api-swagger/spot_api-v1.21.0.yaml' },
+  { id: '1.22.0', date: '2024-10-08', file: 'data/binance-spot-api-openapi-v1.22.0.yaml' },
+];
+
+/** A catalogue folder with the schema and an empty service folder `id`. */
+function emptyCatalogue(id: string): { dir: string; serviceDir: string } {
+  const dir = tempDir('release-import-');
+  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
+  mkdirSync(join(dir, id));
+  return { dir, serviceDir: join(dir, id) };
+}
+
+/** Every file of a folder with its bytes. */
+function snapshot(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) out.set(join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name), 'latin1'));
+  }
+  return out;
+}
+
+// --- an independent reading of an OpenAPI document: operations, parameters, enum values, flags ---
+
+interface ParamShape { required: boolean; type: string; values?: string[]; deprecated: boolean }
+interface OpShape { deprecated: boolean; params: Map<string, ParamShape> }
+
+function shapeOf(file: string): { ops: Map<string, OpShape>; templated: string[] } {
+  // Plain data (kept parses, as every tool here reads a large YAML file): no OpenAPI reader involved.
+  const doc = parseYamlData(readFileSync(join(ROOT, file), 'utf8'), cacheDirFrom(), { maxAliasCount: -1 }) as any;
+  const deref = (o: any): any => (o?.$ref ? deref(o.$ref.slice(2).split('/').reduce((a: any, k: string) => a[k], doc)) : o);
+  const ops = new Map<string, OpShape>();
+  const templated: string[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const m of ['get', 'post', 'put', 'delete', 'patch']) {
+      const op = item[m];
+      if (!op) continue;
+      const key = `${m.toUpperCase()} ${path}`;
+      if (path.includes('{')) {
+        templated.push(key);
+        continue;
+      }
+      const own = (op.parameters ?? []).map(deref);
+      const all = [...(item.parameters ?? []).map(deref).filter((p: any) => !own.some((q: any) => q.name === p.name)), ...own];
+      const signing = all.some((p: any) => p.name === 'signature');
+      const params = new Map<string, ParamShape>();
+      for (const p of all) {
+        if (p.in !== 'query' && p.in !== 'header') continue;
+        if (signing && (p.name === 'signature' || p.name === 'timestamp')) continue; // the service's signing parameters
+        const s = deref(p.schema) ?? {};
+        const type = !s.type || s.type === 'array' || s.type === 'object' ? 'string' : s.type;
+        params.set(p.name, { required: p.required === true, type, values: type === 'string' && Array.isArray(s.enum) ? s.enum.map(String) : undefined, deprecated: p.deprecated === true });
+      }
+      ops.set(key, { deprecated: op.deprecated === true, params });
+    }
+  }
+  return { ops, templated };
+}
+
+type Shape = ReturnType<typeof shapeOf>;
+
+/** What an import of `b` after `a` must report; `first`: the parameter facts the catalogue holds (from the release each parameter came in). */
+function expected(a: Shape | null, b: Shape, first: Map<string, ParamShape>) {
+  const out = { added: [] as string[], removed: [] as string[], deprecated: [] as string[], enumAdded: [] as string[], enumRemoved: [] as string[], differs: [] as string[] };
+  const before = a?.ops ?? new Map<string, OpShape>();
+  for (const [k, op] of b.ops) {
+    const old = before.get(k);
+    if (!old) out.added.push(k);
+    if (op.deprecated && !old?.deprecated) out.deprecated.push(k);
+    for (const [n, p] of op.params) {
+      const item = `param ${k} ${n}`;
+      const was = old?.params.get(n);
+      if (old && !was) out.added.push(item);
+      if (p.deprecated && !was?.deprecated) out.deprecated.push(item);
+      if (!was) {
+        first.set(item, p);
+        continue;
+      }
+      for (const v of p.values ?? []) if (was.values && !was.values.includes(v)) out.enumAdded.push(`${k} ${n} ${v}`);
+      for (const v of was.values ?? []) if (p.values && !p.values.includes(v)) out.enumRemoved.push(`${k} ${n} ${v}`);
+      const held = first.get(item)!;
+      if (held.required !== p.required || held.type !== p.type || !!held.values !== !!p.values) out.differs.push(item);
+    }
+    if (old) for (const n of old.params.keys()) if (!op.params.has(n)) out.removed.push(`param ${k} ${n}`);
+  }
+  for (const k of before.keys()) if (!b.ops.has(k)) out.removed.push(k);
+  return out;
+}
+
+/** The report's `enum Name VALUE` items as "METHOD /path param VALUE", for every parameter of the catalogue using Name. */
+function enumItems(serviceDir: string, items: string[], within: Shape, previous: Shape): string[] {
+  const users = new Map<string, string[]>();
+  for (const f of readdirSync(join(serviceDir, 'endpoints'))) {
+    for (const e of parse(readFileSync(join(serviceDir, 'endpoints', f), 'utf8')).endpoints) {
+      for (const p of e.parameters ?? []) if (p.enum) users.set(p.enum, [...(users.get(p.enum) ?? []), `${e.method} ${e.path} ${p.name}`]);
+    }
+  }
+  const described = (u: string) => {
+    const [m, path, n] = u.split(' ');
+    return within.ops.get(`${m} ${path}`)?.params.has(n) && previous.ops.get(`${m} ${path}`)?.params.has(n);
+  };
+  return items.filter((i) => i.startsWith('enum ')).flatMap((i) => {
+    const [, name, value] = i.split(' ');
+    return (users.get(name) ?? []).filter(described).map((u) => `${u} ${value}`);
+  });
+}
+
+const sorted = (xs: string[]) => [...xs].sort();
+const ops = (xs: string[]) => sorted(xs.filter((x) => /^[A-Z]+ \//.test(x)));
+const params = (xs: string[]) => sorted(xs.filter((x) => x.startsWith('param ')));
+
+test('three published OpenAPI versions as three releases: the reports agree with the documents, lint, the diff tool and the gateway', async () => {
+  const { dir, serviceDir } = emptyCatalogue('exchange');
+  const first = new Map<string, ParamShape>();
+  const reports: ReleaseImportReport[] = [];
+  let previous: Shape | null = null;
+  for (const [i, rel] of SPOT.entries()) {
+    const shape = shapeOf(rel.file);
+    const report = importRelease(join(ROOT, rel.file), serviceDir, { release: rel.id, date: rel.date });
+    reports.push(report);
+    const want = expected(previous, shape, first);
+    assert.is(report.previous, i ? SPOT[i - 1].id : null);
+    assert.equal(ops(report.added), sorted(want.added.filter((x) => !x.startsWith('param '))), `${rel.id}: operations added`);
+    assert.equal(params(report.added), sorted(want.added.filter((x) => x.startsWith('param '))), `${rel.id}: parameters added`);
+    assert.equal(ops(report.removed), sorted(want.removed.filter((x) => !x.startsWith('param '))), `${rel.id}: operations removed`);
+    assert.equal(params(report.removed), sorted(want.removed.filter((x) => x.startsWith('param '))), `${rel.id}: parameters removed`);
+    assert.equal(sorted(report.deprecated), sorted(want.deprecated), `${rel.id}: deprecated`);
+    if (previous) {
+      assert.equal(sorted(enumItems(serviceDir, report.added, shape, previous)), sorted(want.enumAdded), `${rel.id}: enum values added`);
+      assert.equal(sorted(enumItems(serviceDir, report.removed, shape, previous)), sorted(want.enumRemoved), `${rel.id}: enum values removed`);
+    }
+    assert.equal(sorted(report.differs.map((d) => d.split(':')[0])), sorted(want.differs), `${rel.id}: differs`);
+    assert.equal(report.skipped, shape.templated.map((k) => `${k}: path template: catalogue paths are static (the gateway routes by exact path), so it is not imported`));
+    assert.is(report.createdService, i === 0);
+    const lint = runTool('catalogue', ['lint', '--catalogue', dir]);
+    assert.is(lint.status, 0, lint.stdout + lint.stderr);
+    previous = shape;
+  }
+  // The spot API gained and lost endpoints between these versions (v1.21.0 dropped BSwap and the old margin loans).
+  assert.ok(reports[1].added.length > 30 && reports[1].removed.length > 40 && reports[2].removed.includes('POST /api/v3/order/oco'), JSON.stringify(reports[2].removed));
+
+  // The diff tool reads the same facts back from the catalogue.
+  for (const [i, report] of reports.entries()) {
+    if (!i) continue;
+    const run = runTool('diff-releases', [SPOT[i - 1].id, SPOT[i].id, '--catalogue', dir, '--format', 'json']);
+    assert.is(run.status, 0, run.stderr);
+    const changes = JSON.parse(run.stdout).changes as { id: string; endpoint: string; name?: string }[];
+    const of = (...ids: string[]) => sorted(changes.filter((c) => ids.includes(c.id)).map((c) => c.endpoint));
+    assert.equal(of('endpoint-added'), ops(report.added), `diff ${SPOT[i].id}: endpoints added`);
+    assert.equal(of('endpoint-removed'), ops(report.removed), `diff ${SPOT[i].id}: endpoints removed`);
+    const paramsOf = (...ids: string[]) => sorted(changes.filter((c) => ids.includes(c.id)).map((c) => `param ${c.endpoint} ${c.name}`));
+    assert.equal(paramsOf('parameter-added', 'required-parameter-added'), params(report.added), `diff ${SPOT[i].id}: parameters added`);
+    assert.equal(paramsOf('parameter-removed'), params(report.removed), `diff ${SPOT[i].id}: parameters removed`);
+  }
+
+  // Served with every release: an endpoint added in 1.21.0 is refused at 1.20.1 and forwarded at 1.21.0.
+  const added = 'GET /api/v3/ticker/tradingDay';
+  assert.ok(reports[1].added.includes(added));
+  const upstream = await startUpstream({});
+  const gw = await gatewayAt(undefined, upstream.url, ['--catalogue', dir, '--release', 'all'], { logger: createLogger('silent') });
+  try {
+    const before = await fetch(`${gw.url}/@1.20.1/api/v3/ticker/tradingDay?symbol=BNBUSDT`);
+    await before.arrayBuffer();
+    assert.is(before.status, 404);
+    const at = await fetch(`${gw.url}/@1.21.0/api/v3/ticker/tradingDay?symbol=BNBUSDT`);
+    await at.arrayBuffer();
+    assert.is(at.status, 200);
+    assert.equal((await upstream.records()).map((r) => r.url), ['/api/v3/ticker/tradingDay?symbol=BNBUSDT']);
+  } finally {
+    await gw.close();
+    await upstream.stop();
+  }
+
+  // Again: not a byte changes; a dry run of the next writes nothing; the JSON report.
+  const bytes = snapshot(dir);
+  const again = runTool('catalogue', ['import', join(ROOT, SPOT[2].file), '--service', serviceDir, '--release', '1.22.0', '--format', 'json']);
+  assert.is(again.status, 0, again.stderr);
+  assert.equal(snapshot(dir), bytes);
+  const json = JSON.parse(again.stdout) as ReleaseImportReport;
+  assert.equal(json.added, reports[2].added);
+  assert.equal(json.removed, reports[2].removed);
+  assert.equal(json.files, []);
+  assert.is(json.createdRelease, false);
+  const dry = runTool('catalogue', ['import', join(ROOT, SPOT[0].file), '--service', serviceDir, '--release', '1.23.0', '--date', '2024-12-01', '--dry-run', '--format', 'json']);
+  assert.is(dry.status, 0, dry.stderr);
+  const would = JSON.parse(dry.stdout) as ReleaseImportReport;
+  assert.ok(would.dryRun && would.createdRelease && would.files.includes('releases.yaml') && would.removed.length > 0, dry.stdout.slice(0, 400));
+  assert.equal(snapshot(dir), bytes);
+});
+
+// --- a small description: deprecation with a named replacement, the move proposed at removal, enum values, templated paths ---
+
+const v = (over: (d: any) => void) => {
+  const doc: any = {
+    openapi: '3.0.3', info: { title: 'Items', version: '1' }, servers: [{ url: 'https://items.example' }],
+    components: { parameters: { kind: { name: 'kind', in: 'query', schema: { type: 'string', enum: ['A', 'B'] } } } },
+    paths: {
+      '/v1/items': { parameters: [{ name: 'region', in: 'query', schema: { type: 'string', enum: ['EU', 'US'] } }], get: { tags: ['Items'], parameters: [{ $ref: '#/components/parameters/kind' }] } },
+      '/v1/items/{id}': { get: { tags: ['Items'] } },
+      '/v1/old': { get: { tags: ['Items'], parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }] } },
+      '/v1/legacy': { post: { tags: ['Items'], parameters: [{ name: 'x', in: 'query', schema: { type: 'integer' } }] } },
+    },
+  };
+  over(doc);
+  return doc;
+};
+const ITEMS = [
+  v(() => undefined),
+  v((d) => {
+    d.info.version = '2';
+    d.components.parameters.kind.schema.enum.push('C');
+    d.paths['/v1/items'].parameters[0].schema.enum = ['EU'];
+    d.paths['/v1/items'].get.parameters.push({ name: 'limit', in: 'query', deprecated: true, schema: { type: 'integer' } });
+    Object.assign(d.paths['/v1/old'].get, { deprecated: true, description: 'Use `GET /v1/new` instead.' });
+    d.paths['/v1/new'] = { get: { tags: ['Items'], parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }] } };
+    delete d.paths['/v1/legacy'];
+  }),
+];
+ITEMS.push(v((d) => {
+  Object.assign(d, JSON.parse(JSON.stringify(ITEMS[1])));
+  d.info.version = '3';
+  delete d.paths['/v1/old'];
+}));
+
+test('deprecation, a replacement moved to, enum values, templated paths; lint after each; idempotent', () => {
+  const { dir, serviceDir } = emptyCatalogue('items');
+  const reports = ITEMS.map((doc, i) => {
+    const file = join(dir, `items-${i + 1}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    const r = importRelease(file, serviceDir, { release: `${i + 1}.0`, date: `2024-0${i + 1}-01` });
+    const lint = runTool('catalogue', ['lint', '--catalogue', dir]);
+    assert.is(lint.status, 0, lint.stdout + lint.stderr);
+    return r;
+  });
+  assert.equal(reports[0].added, ['GET /v1/items', 'GET /v1/old', 'POST /v1/legacy']);
+  assert.equal(reports[0].skipped, ['GET /v1/items/{id}: path template: catalogue paths are static (the gateway routes by exact path), so it is not imported']);
+  assert.equal(reports[1].added, ['GET /v1/new', 'enum Kind C', 'param GET /v1/items limit']);
+  assert.equal(reports[1].removed, ['POST /v1/legacy', 'enum Region US']);
+  assert.equal(reports[1].deprecated, ['GET /v1/old', 'param GET /v1/items limit']);
+  assert.equal(reports[1].proposed, ['unbridgeable POST /v1/legacy at 2.0', 'unbridgeable GET /v1/items parameter region values US at 2.0']);
+  assert.equal(reports[2].removed, ['GET /v1/old']);
+  assert.equal(reports[2].proposed, ['change 3-0-v1-old-moved: GET /v1/old at 3.0: move GET /v1/new']);
+  assert.is(reports[2].source, 'openapi items-3.json (version 3)');
+
+  const svc = loadCatalogue(dir, { modelCache: false }).catalogue.services[0];
+  const old = svc.endpoints.find((e) => e.key === 'GET /v1/old')!;
+  assert.equal([old.deprecated, old.removed, old.replacement], ['2.0', '3.0', 'GET /v1/new']);
+  assert.equal(svc.enums.Kind.values.map((x) => [x.value, x.added ?? null, x.removed ?? null]), [['A', null, null], ['B', null, null], ['C', '2.0', null]]);
+  assert.equal(svc.enums.Region.values.map((x) => [x.value, x.removed ?? null]), [['EU', null], ['US', '2.0']]);
+  assert.equal(svc.changes.changes.map((c) => [c.operation, c.release, c.request.map((s) => s.kind === 'move' && s.to)]), [['GET /v1/old', '3.0', ['GET /v1/new']]]);
+  const bytes = snapshot(dir);
+  for (const [i] of ITEMS.entries()) {
+    if (i < 2) continue;
+    importRelease(join(dir, `items-${i + 1}.json`), serviceDir, { release: `${i + 1}.0` });
+  }
+  assert.equal(snapshot(dir), bytes);
+});
+
+test('refused: a release in the middle, a conflicting date, a new release without a date', () => {
+  const { dir, serviceDir } = emptyCatalogue('items');
+  const file = join(dir, 'items.json');
+  writeFileSync(file, JSON.stringify(ITEMS[0]));
+  importRelease(file, serviceDir, { release: '1.0', date: '2024-01-01' });
+  importRelease(file, serviceDir, { release: '2.0', date: '2024-02-01' });
+  assert.throws(() => importRelease(file, serviceDir, { release: '1.0' }), /not its last release \(2\.0\)/);
+  assert.throws(() => importRelease(file, serviceDir, { release: '2.0', date: '2024-02-02' }), /dated 2024-02-01/);
+  assert.throws(() => importRelease(file, serviceDir, { release: '3.0' }), /give its date with --date/);
+  const usage = runTool('catalogue', ['import', file, '--service', serviceDir]);
+  assert.is(usage.status, 2);
+  assert.match(usage.stderr, /--service <dir> and --release <id>/);
+});
+
+test('today\'s method table into a copy of the exchange catalogue: the /sapi endpoints it lacks added, those the table lacks deprecated', () => {
+  const dir = tempDir('release-import-exchange-');
+  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
+  cpSync(join(ROOT, 'catalogue/exchange'), join(dir, 'exchange'), { recursive: true });
+  const table = JSON.parse(readFileSync(join(ROOT, 'data/binance-modular-connectors-2026-08-21.json'), 'utf8')).methods as { key: string; path: string }[];
+  const svc = loadCatalogue(dir, { modelCache: false }).catalogue.services.find((s) => s.id === 'exchange')!;
+  const known = new Set(svc.endpoints.map((e) => e.key));
+  const before = resolveService(svc, '2026.07.01').served.map((e) => e.endpoint.key);
+  const listed = new Set(table.map((m) => m.key));
+  const sapi = (k: string) => k.split(' ')[1].startsWith('/sapi/');
+
+  const r = runTool('catalogue', ['import', join(ROOT, 'data/binance-modular-connectors-2026-08-21.json'), '--service', join(dir, 'exchange'), '--release', '2026.08.21', '--paths', '/api/,/sapi/', '--format', 'json']);
+  assert.is(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as ReleaseImportReport;
+  const lacked = sorted([...listed].filter((k) => sapi(k) && !known.has(k)));
+  const dropped = sorted(before.filter((k) => sapi(k) && !listed.has(k)));
+  assert.is(lacked.length, 152);
+  assert.is(dropped.length, 37);
+  assert.equal(ops(report.added).filter(sapi), lacked);
+  assert.equal(ops(report.deprecated).filter(sapi), dropped);
+  assert.equal(report.removed, []);
+  assert.is(report.previous, '2026.07.01');
+  assert.is(report.createdRelease, false, 'the release was already listed');
+  assert.is(report.leftOut, table.filter((m) => !m.path.startsWith('/api/') && !m.path.startsWith('/sapi/')).length);
+  assert.ok(report.notes.some((n) => /not what the upstream serves/.test(n)), report.notes.join('\n'));
+  const lint = runTool('catalogue', ['lint', '--catalogue', dir]);
+  assert.is(lint.status, 0, lint.stdout + lint.stderr);
+});
+
+test.run();
