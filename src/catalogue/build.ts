@@ -541,7 +541,8 @@ class ServiceBuilder {
   /** Compile every parameter and body schema as the runtime will (see validators.ts). */
   private compileSchemas() {
     for (const { f, path, p, owner } of this.paramSchemas) {
-      const values = p.enum ? this.svc.enums[p.enum]?.values.map((v) => v.value) : undefined;
+      // Every value of every release, once: a value removed and added again has two lives.
+      const values = p.enum ? [...new Set(this.svc.enums[p.enum]?.values.map((v) => v.value))] : undefined;
       const problem = this.schemaCheck.parameter(parameterSchema(p, values));
       if (problem) this.problem(f, [...path, 'schema'], `${owner}: parameter ${p.name}: ${problem}`);
     }
