@@ -17,7 +17,8 @@
 //
 // Existing YAML is never rewritten: new entries are appended to the `endpoints` list of the file
 // through the `yaml` Document API, so hand-written entries keep their order, comments and content.
-// Lifecycle fields (added/removed) are not guessed: add them by hand, the YAML is the source of truth.
+// It writes no lifecycle fields (added/removed): `npm run catalogue -- import` (release-import.ts) does,
+// one release at a time.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Document, isSeq, parse, parseDocument, YAMLSeq } from 'yaml';
@@ -222,7 +223,7 @@ export function appendEndpoints(file: string, module: string, specName: string, 
     if (!doc.has('endpoints')) doc.set('endpoints', doc.createNode([]));
   } else {
     doc = new Document({ module, source: `openapi ${specName}`, endpoints: [] });
-    doc.commentBefore = ` ${schemaLine('../../schema/endpoints.schema.json')}\n Imported from ${specName} by tools/catalogue-import/import-openapi.ts; add lifecycle facts by hand.`;
+    doc.commentBefore = ` ${schemaLine('../../schema/endpoints.schema.json')}\n Imported from ${specName} by tools/catalogue-import/import-openapi.ts; lifecycle facts: npm run catalogue -- import.`;
   }
   const list = doc.get('endpoints', true);
   if (!isSeq(list)) throw new Error(`${file}: "endpoints" is not a list, not touched`);
