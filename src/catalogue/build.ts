@@ -542,7 +542,8 @@ class ServiceBuilder {
   private compileSchemas() {
     for (const { f, path, p, owner } of this.paramSchemas) {
       // Every value of every release, once: a value removed and added again has two lives.
-      const values = p.enum ? [...new Set(this.svc.enums[p.enum]?.values.map((v) => v.value))] : undefined;
+      const defined = p.enum ? this.svc.enums[p.enum]?.values : undefined;
+      const values = defined ? [...new Set(defined.map((v) => v.value))] : undefined;
       const problem = this.schemaCheck.parameter(parameterSchema(p, values));
       if (problem) this.problem(f, [...path, 'schema'], `${owner}: parameter ${p.name}: ${problem}`);
     }
