@@ -160,7 +160,8 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
   const failedMoves = imp.proposals.filter((p) => p.kind === 'change' && problems.some((m) => m.includes(`change ${p.entry.id}:`)));
   if (failedMoves.length) {
     for (const p of failedMoves) {
-      report.notes.push(`${p.key}: the proposed move to ${(p.entry.request as { move: string }[])[0].move} does not check (${problems.filter((m) => m.includes(`change ${p.entry.id}:`)).join('; ')}): declared unbridgeable naming it instead`);
+      const mine = problems.filter((m) => m.includes(`change ${p.entry.id}:`)).map((m) => m.slice(m.indexOf(`change ${p.entry.id}:`)));
+      report.notes.push(`${p.key}: the proposed move to ${(p.entry.request as { move: string }[])[0].move} does not check (${mine.length} problem(s), the first: ${mine[0]}): declared unbridgeable naming it instead`);
       p.kind = 'unbridgeable';
       p.entry = p.fallback!;
     }
