@@ -1,0 +1,449 @@
+// The comparison of a description with the catalogue at the release before, and the edits it makes:
+// stamps on the entries the catalogue has, new entries, named enums and changes.yaml proposals. Used
+// by release-import.ts, which checks the result and writes it.
+import { basename } from 'node:path';
+import { Document, isMap, type YAMLMap } from 'yaml';
+import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
+import type { Endpoint, Parameter, Service, Span } from '../../src/catalogue/model.js';
+import { CatalogueNodes, type Located, type ServiceFiles } from './catalogue-nodes.js';
+import type { DescOperation, DescParameter, Description } from './description.js';
+import { schemaLine, serviceFromOpenApi } from './import-openapi.js';
+import { slug } from './openapi.js';
+import type { AbsentPolicy, ReleaseImportReport } from './release-import.js';
+
+const STAMP_AFTER: Record<'added' | 'deprecated' | 'removed', string[]> = {
+  added: ['path', 'name', 'value'],
+  deprecated: ['added', 'path', 'name', 'value'],
+  removed: ['deprecated', 'added', 'path', 'name', 'value'],
+};
+
+export interface Proposal {
+  key: string;
+  entry: Record<string, unknown>;
+  kind: 'change' | 'unbridgeable';
+  /** A move: the unbridgeable entry to write instead when the move does not check. */
+  fallback?: Record<string, unknown>;
+}
+
+interface EnumUse {
+  operation: string;
+  parameter: string;
+  values: string[] | null;
+}
+
+const pascal = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+export interface Positions {
+  R: string;
+  /** Position of the release in the model (-1: not in releases.yaml yet). */
+  r: number;
+  /** Position of the previous release (-1: none). */
+  P: number;
+  absent: AbsentPolicy;
+  paths?: string[];
+}
+
+export class Importer {
+  readonly proposals: Proposal[] = [];
+  private nodes: CatalogueNodes | null;
+  private newEntries = new Map<string, Record<string, unknown>[]>();
+  private newEnums = new Map<string, { values: string[]; source: string }>();
+  /** Parameters new on an endpoint the catalogue has, appended together (its `parameters` list may not exist yet). */
+  private newParams = new Map<Endpoint, Record<string, unknown>[]>();
+  private enumUses = new Map<string, EnumUse[]>();
+  private signed: Set<string>;
+  private accepted: string[];
+  private common: { name: string; pathPrefix?: string }[];
+  private apiKeyHeader?: string;
+
+  constructor(
+    private readonly desc: Description,
+    private readonly service: Service | null,
+    serviceRaw: Record<string, any>,
+    private readonly files: ServiceFiles,
+    readonly opts: Positions,
+    readonly report: ReleaseImportReport,
+  ) {
+    this.nodes = service ? new CatalogueNodes(service, files) : null;
+    const raw = serviceRaw.security ? serviceRaw : desc.openapi ? serviceFromOpenApi(desc.openapi, 'new', '') : serviceRaw;
+    this.signed = new Set((raw.security?.signedParameters ?? []).map((p: { name: string }) => p.name));
+    this.accepted = (raw.security?.signedParametersAccepted ?? []).map((a: { pathPrefix: string }) => a.pathPrefix);
+    this.common = (raw.commonParameters ?? []).map((p: { name: string; pathPrefix?: string }) => ({ name: p.name, pathPrefix: p.pathPrefix }));
+    this.apiKeyHeader = raw.security?.apiKeyHeader;
+  }
+
+  private get label(): string {
+    return this.desc.label;
+  }
+
+  /** Exists at the previous release. */
+  private atP(span: Span): boolean {
+    return this.opts.P >= 0 && existsAt(span, this.opts.P);
+  }
+
+  addRelease(date: string): void {
+    const entry = { id: this.opts.R, date, source: this.label };
+    const file = this.files.get('releases.yaml');
+    if (file) {
+      if (!isMap(file.doc.contents)) throw new Error('releases.yaml: not a map');
+      file.appendItems(file.doc.contents, 'releases', [entry], 'QUOTE_SINGLE');
+    } else {
+      const doc = new Document({ releases: [entry] });
+      doc.commentBefore = ` ${schemaLine('../schema/releases.schema.json')}\n Releases of the upstream, oldest first (npm run catalogue -- import adds one per import).`;
+      this.files.create('releases.yaml', doc.toString({ lineWidth: 0, defaultStringType: 'QUOTE_SINGLE', defaultKeyType: 'PLAIN' }));
+    }
+  }
+
+  run(): void {
+    const { opts, report } = this;
+    const byKey = new Map<string, Endpoint[]>();
+    for (const e of this.service?.endpoints ?? []) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
+    const described = new Set<string>();
+    for (const op of this.desc.operations) {
+      described.add(op.key);
+      const lives = byKey.get(op.key) ?? [];
+      const live = lives.find((e) => this.atP(e.span));
+      if (!live) this.newOperation(op, lives);
+      else this.keptOperation(op, live);
+    }
+    for (const e of this.service?.endpoints ?? []) {
+      if (!this.atP(e.span) || described.has(e.key) || !(!opts.paths?.length || opts.paths.some((p) => e.path.startsWith(p)))) continue;
+      this.absentItem(e.key, e.span, this.nodes!.endpoint(e), e.key, () => this.proposeRemoval(e));
+    }
+    this.enums();
+    this.writeEntries();
+    this.writeProposals();
+    report.added.sort();
+    report.removed.sort();
+    report.deprecated.sort();
+  }
+
+  // --- operations --------------------------------------------------------------------------------
+
+  private newOperation(op: DescOperation, lives: Endpoint[]): void {
+    const { r, R } = this.opts;
+    this.report.added.push(op.key);
+    if (op.deprecated) this.report.deprecated.push(op.key);
+    if (op.parameters === null) this.report.skipped.push(`${op.key}: ${op.parametersNote}`);
+    if (r >= 0 && lives.some((e) => e.span.added === r)) return; // written by an earlier run
+    const entry: Record<string, any> = { method: op.method, path: op.path, added: R };
+    if (op.deprecated) entry.deprecated = R;
+    if (op.deprecated && op.replacement) entry.replacement = op.replacement;
+    for (const [k, v] of Object.entries(op.entry)) if (!(k in entry) && k !== 'method' && k !== 'path') entry[k] = v;
+    if (entry.parameters) {
+      entry.parameters = (op.parameters ?? []).map((p) => {
+        const pe = this.withNamedEnum(op, p);
+        return p.deprecated ? { ...pe, deprecated: R } : pe;
+      });
+      for (const p of op.parameters ?? []) if (p.deprecated) this.report.deprecated.push(`param ${op.key} ${p.name}`);
+    }
+    const module = this.moduleFor(op);
+    this.newEntries.set(module, [...(this.newEntries.get(module) ?? []), entry]);
+  }
+
+  private keptOperation(op: DescOperation, e: Endpoint): void {
+    const { r, P } = this.opts;
+    const report = this.report;
+    const at = this.nodes!.endpoint(e);
+    if (r >= 0 && e.span.removed === r) report.differs.push(`${op.key}: removed at ${this.opts.R} in the catalogue; ${this.label} still has it`);
+    this.flagged(op.key, op.deprecated, e.span, at, op.replacement && !e.replacement ? op.replacement : undefined);
+    const security = currentAt(e.security, P)?.scheme ?? 'NONE';
+    if (op.security !== undefined && op.security !== security) report.differs.push(`${op.key}: security ${security} in the catalogue, ${op.security} in ${this.label}`);
+    if (op.parameters === null) {
+      report.skipped.push(`${op.key}: ${op.parametersNote}`);
+      return;
+    }
+    const own = e.parameters.filter((p) => !this.serviceLevel(p.name, p.in, e.path, security));
+    const described = op.parameters.filter((p) => !this.serviceLevel(p.name, p.in, e.path, security));
+    const names = new Set(described.map((p) => p.name));
+    for (const dp of described) {
+      const lives = own.filter((p) => p.name === dp.name);
+      const live = lives.find((p) => this.atP(p.span));
+      if (!live) this.newParameter(op, e, dp, lives);
+      else this.keptParameter(op, dp, live);
+    }
+    for (const p of own) {
+      if (!this.atP(p.span) || names.has(p.name)) continue;
+      const item = `param ${op.key} ${p.name}`;
+      this.absentItem(item, p.span, this.nodes!.parameter(p), op.key, () =>
+        this.propose(op.key, { release: this.opts.R, operation: op.key, parameter: p.name, reason: `parameter ${p.name} removed in ${this.label}; no replacement named`, source: this.label }));
+    }
+  }
+
+  /** A description's `deprecated` flag against the catalogue's: stamp, or report the difference. */
+  private flagged(item: string, deprecated: boolean, span: Span, at: Located, replacement?: string): void {
+    const { r, P, R } = this.opts;
+    const since = span.deprecated;
+    if (deprecated) {
+      if (since !== null && since <= P) return;
+      this.report.deprecated.push(item);
+      if (r >= 0 && since === r) return;
+      this.stamp(at, 'deprecated', `deprecated ${R}: ${this.label}`, replacement);
+    } else if (this.desc.kind === 'openapi' && since !== null && since <= (r >= 0 ? r : P)) {
+      this.report.differs.push(`${item}: deprecated at ${this.service!.releases[since].id} in the catalogue; ${this.label} does not mark it deprecated`);
+    }
+  }
+
+  /** Something the previous release has and the description lacks: removed or deprecated (--absent). */
+  private absentItem(item: string, span: Span, at: Located, operation: string, propose: () => void): void {
+    const { r, P, R, absent } = this.opts;
+    if (absent === 'remove') {
+      this.report.removed.push(item);
+      if (!(r >= 0 && span.removed === r)) this.stamp(at, 'removed', `removed ${R}: ${this.label}`);
+      if (!this.declared(operation, item)) propose();
+      return;
+    }
+    if (span.deprecated !== null && span.deprecated <= P) return; // deprecated before
+    this.report.deprecated.push(item);
+    if (!(r >= 0 && span.deprecated === r)) this.stamp(at, 'deprecated', `deprecated ${R}: absent from ${this.label}`);
+  }
+
+  // --- parameters --------------------------------------------------------------------------------
+
+  private newParameter(op: DescOperation, e: Endpoint, dp: DescParameter, lives: Parameter[]): void {
+    const { r, R } = this.opts;
+    const item = `param ${op.key} ${dp.name}`;
+    this.report.added.push(item);
+    if (dp.deprecated) this.report.deprecated.push(item);
+    if (r >= 0 && lives.some((p) => p.span.added === r)) return;
+    const entry: Record<string, unknown> = { name: dp.name, added: R, ...(dp.deprecated ? { deprecated: R } : {}) };
+    for (const [k, v] of Object.entries(this.withNamedEnum(op, dp))) if (!(k in entry)) entry[k] = v;
+    entry.source = this.label;
+    this.newParams.set(e, [...(this.newParams.get(e) ?? []), entry]);
+    // Older requests lack a parameter that is now required: the upstream refuses them all.
+    if (dp.required && !this.declared(op.key, item)) {
+      this.propose(op.key, {
+        release: R, operation: op.key, replacement: `${op.key} with parameter ${dp.name} (required from ${R})`,
+        reason: `parameter ${dp.name} is required from ${R} (${this.label}); a request made at an older release does not send it`, source: this.label,
+      });
+    }
+  }
+
+  private keptParameter(op: DescOperation, dp: DescParameter, p: Parameter): void {
+    const { r, R } = this.opts;
+    const item = `param ${op.key} ${dp.name}`;
+    const at = this.nodes!.parameter(p);
+    if (r >= 0 && p.span.removed === r) this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
+    this.flagged(item, dp.deprecated, p.span, at);
+    if (dp.required !== p.required) this.report.differs.push(`${item}: ${p.required ? 'required' : 'optional'} in the catalogue, ${dp.required ? 'required' : 'optional'} in ${this.label}`);
+    if (dp.typed) {
+      const mine = String(p.schema.type ?? 'string');
+      const theirs = String(dp.entry.schema?.type ?? 'string');
+      if (mine !== theirs) this.report.differs.push(`${item}: type ${mine} in the catalogue, ${theirs} in ${this.label}`);
+    }
+    const inline = Array.isArray(p.schema.enum) ? (p.schema.enum as unknown[]).map(String) : undefined;
+    if (p.enum) this.useEnum(p.enum, { operation: op.key, parameter: dp.name, values: dp.values ?? null });
+    else if (inline && dp.values && !sameSet(inline, dp.values)) this.report.differs.push(`${item}: values ${inline.join(',')} in the catalogue, ${dp.values.join(',')} in ${this.label}`);
+    else if (!inline && dp.values) this.report.differs.push(`${item}: any value in the catalogue; ${this.label} allows ${dp.values.join(',')}`);
+    if (p.enum && !dp.values && dp.typed) this.report.differs.push(`${item}: enum ${p.enum} in the catalogue; ${this.label} gives no values`);
+  }
+
+  /** Service-level parameters (signing, common, the API-key header) are the service's, not the endpoint's. */
+  private serviceLevel(name: string, where: string, path: string, security: string): boolean {
+    return (this.signed.has(name) && (security === 'SIGNED' || this.accepted.some((a) => path.startsWith(a))))
+      || this.common.some((c) => c.name === name && (!c.pathPrefix || path.startsWith(c.pathPrefix)))
+      || (where === 'header' && this.apiKeyHeader !== undefined && name.toLowerCase() === this.apiKeyHeader.toLowerCase());
+  }
+
+  // --- enums -------------------------------------------------------------------------------------
+
+  /** The parameter entry with a string enum as a named enum (existing, or new in enums.yaml). */
+  private withNamedEnum(op: DescOperation, dp: DescParameter): Record<string, unknown> {
+    const entry = { ...dp.entry };
+    if (!dp.values) return entry;
+    const name = this.enumNameFor(op, dp);
+    const { enum: _values, ...schema } = entry.schema as Record<string, unknown>;
+    delete entry.schema;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(entry)) {
+      out[k] = v;
+      if (k === 'description' || (k === 'required' && !('description' in entry))) out.enum = name;
+    }
+    if (!('enum' in out)) out.enum = name;
+    if (Object.keys(schema).some((k) => k !== 'type') || (schema.type && schema.type !== 'string')) out.schema = schema;
+    if (this.service?.enums[name]) this.useEnum(name, { operation: op.key, parameter: dp.name, values: dp.values });
+    else if (!this.newEnums.has(name)) this.newEnums.set(name, { values: dp.values, source: this.label });
+    return out;
+  }
+
+  private enumNameFor(op: DescOperation, dp: DescParameter): string {
+    if (dp.ref) return pascal(dp.ref);
+    const taken = (n: string) => !!this.service?.enums[n] || this.newEnums.has(n);
+    const seg = pascal(op.path.split('/').filter((s) => s && !/^v\d+$/.test(s)).at(-1) ?? '');
+    const candidates = [pascal(dp.name), seg + pascal(dp.name), pascal(op.method.toLowerCase()) + seg + pascal(dp.name)];
+    const free = candidates.find((n) => !taken(n));
+    if (free) return free;
+    for (let i = 2; ; i++) if (!taken(`${candidates[2]}${i}`)) return `${candidates[2]}${i}`;
+  }
+
+  private useEnum(name: string, use: EnumUse): void {
+    this.enumUses.set(name, [...(this.enumUses.get(name) ?? []), use]);
+  }
+
+  /** Values of the service's named enums the description uses: added, removed, or differing between users. */
+  private enums(): void {
+    const { r, R } = this.opts;
+    for (const [name, uses] of this.enumUses) {
+      const def = this.service!.enums[name];
+      const given = uses.filter((u) => u.values !== null);
+      if (!given.length) continue;
+      const union = [...new Set(given.flatMap((u) => u.values!))];
+      for (const u of given) if (!sameSet(u.values!, union)) this.report.differs.push(`enum ${name}: ${u.operation} ${u.parameter} allows ${u.values!.join(',')}, other users of the enum ${union.filter((v) => !u.values!.includes(v)).join(',')} too; the enum keeps them all`);
+      const alive = def.values.filter((v) => this.atP(v.span));
+      const fresh: Record<string, unknown>[] = [];
+      for (const v of union) {
+        if (alive.some((x) => x.value === v)) continue;
+        this.report.added.push(`enum ${name} ${v}`);
+        if (!(r >= 0 && def.values.some((x) => x.value === v && x.span.added === r))) fresh.push({ value: v, added: R, source: this.label });
+      }
+      if (fresh.length) {
+        const { file, map } = this.nodes!.enumMap(name);
+        file.appendItems(map, 'values', fresh);
+      }
+      const gone = alive.filter((v) => !union.includes(v.value));
+      if (!gone.length) continue;
+      // Every user of the enum at the previous release must be described, or a value is not proven gone.
+      const users = this.enumUsers(name);
+      const unseen = users.filter((u) => !given.some((g) => g.operation === u.operation && g.parameter === u.parameter));
+      if (unseen.length) {
+        this.report.differs.push(`enum ${name}: ${gone.map((v) => v.value).join(',')} not in ${this.label}, but ${unseen.map((u) => `${u.operation} ${u.parameter}`).join('; ')} (not described) still use the enum: kept`);
+        continue;
+      }
+      for (const v of gone) {
+        this.absentItem(`enum ${name} ${v.value}`, v.span, this.nodes!.value(name, v), '', () => undefined);
+      }
+      if (this.opts.absent !== 'remove') continue;
+      for (const u of users) {
+        const values = gone.map((v) => v.value);
+        if (this.declared(u.operation, `enum ${name}`, u.parameter)) continue;
+        this.propose(u.operation, { release: R, operation: u.operation, parameter: u.parameter, values, reason: `values removed in ${this.label}; no replacement named`, source: this.label });
+      }
+    }
+  }
+
+  /** Endpoint parameters that use a named enum at the previous release. */
+  private enumUsers(name: string): { operation: string; parameter: string }[] {
+    const out: { operation: string; parameter: string }[] = [];
+    for (const e of this.service!.endpoints) {
+      if (!this.atP(e.span)) continue;
+      for (const p of e.parameters) if (p.enum === name && this.atP(p.span)) out.push({ operation: e.key, parameter: p.name });
+    }
+    return out;
+  }
+
+  // --- writing -----------------------------------------------------------------------------------
+
+  /** Add a lifecycle fact to an item, with its source (appended to the item's own source, if it has one). */
+  private stamp(at: Located, kind: 'deprecated' | 'removed', source: string, replacement?: string): void {
+    const pairs: [string, unknown][] = [[kind, this.opts.R]];
+    if (replacement) pairs.push(['replacement', replacement]);
+    const own = at.map.get('source');
+    if (typeof own === 'string') {
+      if (!own.includes(source)) at.file.replaceScalar(at.map, 'source', `${own}; ${source}`);
+    } else pairs.push(['source', source]);
+    at.file.addPairs(at.map, pairs, STAMP_AFTER[kind]);
+  }
+
+  /** The module (endpoints file) of a new operation: that of the catalogue's endpoints nearest its path, else the description's. */
+  private moduleFor(op: DescOperation): string {
+    const segs = op.path.split('/');
+    let best = { n: 2, module: op.module };
+    for (const [other, module] of this.modulePaths) {
+      let n = 0;
+      while (n < segs.length && n < other.length && segs[n] === other[n]) n++;
+      if (n - 1 > best.n) best = { n: n - 1, module };
+    }
+    this.modulePaths.push([segs, best.module]);
+    return best.module;
+  }
+
+  /** Path segments of every endpoint, with its module file: the catalogue's, then the new ones. */
+  private get modulePaths(): [string[], string][] {
+    this.paths ??= (this.service?.endpoints ?? []).map((e) => [e.path.split('/'), basename(e.at.file).replace(/\.ya?ml$/, '')]);
+    return this.paths;
+  }
+
+  private paths?: [string[], string][];
+
+  private writeEntries(): void {
+    for (const [e, entries] of this.newParams) {
+      const { file, map } = this.nodes!.endpoint(e);
+      file.appendItems(map, 'parameters', entries);
+    }
+    for (const [module, entries] of this.newEntries) {
+      const rel = `endpoints/${module}.yaml`;
+      const file = this.files.get(rel);
+      if (file) {
+        if (!isMap(file.doc.contents)) throw new Error(`${rel}: not a map`);
+        file.appendItems(file.doc.contents, 'endpoints', entries);
+      } else {
+        const doc = new Document({ module, source: this.label, endpoints: entries });
+        doc.commentBefore = ` ${schemaLine('../../schema/endpoints.schema.json')}\n Imported by npm run catalogue -- import (tools/catalogue-import/release-import.ts).`;
+        this.files.create(rel, doc.toString({ lineWidth: 0 }));
+      }
+    }
+    if (!this.newEnums.size) return;
+    const enums = Object.fromEntries([...this.newEnums].map(([name, e]) => [name, { source: e.source, values: e.values.map((value) => ({ value })) }]));
+    const file = this.files.get('enums.yaml');
+    if (file) {
+      const map = file.doc.get('enums', true);
+      if (!isMap(map)) throw new Error('enums.yaml: "enums" is not a map');
+      file.addPairs(map as YAMLMap, Object.entries(enums));
+    } else {
+      const doc = new Document({ source: this.label, enums });
+      doc.commentBefore = ` ${schemaLine('../schema/enums.schema.json')}\n Named enums: each value has its own lifecycle (added, removed), checked at the pinned release.`;
+      this.files.create('enums.yaml', doc.toString({ lineWidth: 0 }));
+    }
+  }
+
+  /** Is a breaking event at R of `operation` already bridged or declared (by hand or an earlier run)? */
+  private declared(operation: string, item: string, parameter?: string): boolean {
+    const { r } = this.opts;
+    if (r < 0 || !this.service) return false;
+    const param = parameter ?? (item.startsWith('param ') ? item.split(' ').at(-1) : undefined);
+    const { changes, unbridgeable } = this.service.changes;
+    if (changes.some((c) => c.index === r && c.operation === operation)) return true;
+    return unbridgeable.some((u) => u.index === r && u.operation === operation && (!u.parameter || u.parameter === param));
+  }
+
+  private proposeRemoval(e: Endpoint): void {
+    const { R } = this.opts;
+    const replacement = e.replacement;
+    const unbridgeable = {
+      release: R, operation: e.key, ...(replacement ? { replacement } : {}),
+      reason: replacement ? `removed in ${this.label}; ${replacement} replaces it` : `removed in ${this.label}; no replacement named`, source: this.label,
+    };
+    const target = replacement && /^(GET|POST|PUT|DELETE|PATCH) \/\S*$/.test(replacement) ? replacement : undefined;
+    if (target && this.desc.operations.some((o) => o.key === target)) {
+      this.proposals.push({
+        key: e.key, kind: 'change', fallback: unbridgeable,
+        entry: { id: slug(`${R} ${e.path} moved`), release: R, operation: e.key, summary: `moved to ${target} (proposed by the release import: review it)`, source: this.label, request: [{ move: target }] },
+      });
+    } else this.propose(e.key, unbridgeable);
+  }
+
+  private propose(key: string, entry: Record<string, unknown>): void {
+    if (this.proposals.some((p) => p.key === key && p.kind === 'unbridgeable' && !p.entry.parameter && !entry.parameter)) return;
+    this.proposals.push({ key, kind: 'unbridgeable', entry });
+  }
+
+  /** changes.yaml with the proposals appended (written again from the file as it was when a proposal is revised). */
+  writeProposals(): void {
+    const rel = 'changes.yaml';
+    this.files.forget(rel);
+    const changes = this.proposals.filter((p) => p.kind === 'change').map((p) => p.entry);
+    const unbridgeable = this.proposals.filter((p) => p.kind === 'unbridgeable').map((p) => p.entry);
+    if (!changes.length && !unbridgeable.length) return;
+    const file = this.files.get(rel);
+    if (file) {
+      if (!isMap(file.doc.contents)) throw new Error('changes.yaml: not a map');
+      file.appendItems(file.doc.contents, 'changes', changes);
+      file.appendItems(file.doc.contents, 'unbridgeable', unbridgeable);
+      return;
+    }
+    const doc = new Document({ ...(changes.length ? { changes } : {}), ...(unbridgeable.length ? { unbridgeable } : {}) });
+    doc.commentBefore = ` ${schemaLine('../schema/changes.schema.json')}\n Version changes. Entries proposed by npm run catalogue -- import: review each (a move's parameters, the reason).`;
+    this.files.create(rel, doc.toString({ lineWidth: 0 }));
+  }
+}
