@@ -283,7 +283,7 @@ test('deprecation, a replacement moved to, enum values, templated paths; lint af
   assert.match(text.stdout, /^would write releases\.yaml$/m);
 });
 
-test('refused: a release in the middle, a conflicting date, a new release without a date', () => {
+test('refused: a release in the middle, a conflicting date, a new release without a date, an import lint would fail', () => {
   const { dir, serviceDir } = emptyCatalogue('items');
   const file = join(dir, 'items.json');
   writeFileSync(file, JSON.stringify(ITEMS[0]));
@@ -292,6 +292,19 @@ test('refused: a release in the middle, a conflicting date, a new release withou
   assert.throws(() => importRelease(file, serviceDir, { release: '1.0' }), /not its last release \(2\.0\)/);
   assert.throws(() => importRelease(file, serviceDir, { release: '2.0', date: '2024-02-02' }), /dated 2024-02-01/);
   assert.throws(() => importRelease(file, serviceDir, { release: '3.0' }), /give its date with --date/);
+  // A version change written by hand maps kind=B to A; a release without A would leave it mapping to
+  // nothing: the import is refused, with the loader's problem, and writes nothing.
+  writeFileSync(join(serviceDir, 'changes.yaml'), "changes:\n  - id: kind-b-to-a\n    release: '2.0'\n    operation: GET /v1/items\n    source: test\n    request:\n      - map: { parameter: kind, values: { B: A } }\n");
+  assert.is(runTool('catalogue', ['lint', '--catalogue', dir]).status, 0);
+  const withoutA = join(dir, 'without-a.json');
+  writeFileSync(withoutA, JSON.stringify(v((d) => { d.components.parameters.kind.schema.enum = ['B']; })));
+  const bytes = snapshot(dir);
+  const refused = runTool('catalogue', ['import', withoutA, '--service', serviceDir, '--release', '3.0', '--date', '2024-03-01']);
+  assert.is(refused.status, 1, refused.stdout + refused.stderr);
+  assert.match(refused.stdout, /^removed enum Kind A$/m);
+  assert.match(refused.stderr, /change kind-b-to-a: plan .*kind=A is not a value/);
+  assert.match(refused.stderr, /nothing written/);
+  assert.equal(snapshot(dir), bytes);
   const usage = runTool('catalogue', ['import', file, '--service', serviceDir]);
   assert.is(usage.status, 2);
   assert.match(usage.stderr, /--service <dir> and --release <id>/);
