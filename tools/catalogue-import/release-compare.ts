@@ -9,7 +9,37 @@ import { CatalogueNodes, type Located, type ServiceFiles } from './catalogue-nod
 import type { DescOperation, DescParameter, Description } from './description.js';
 import { schemaLine, serviceFromOpenApi } from './import-openapi.js';
 import { slug } from './openapi.js';
-import type { AbsentPolicy, ReleaseImportReport } from './release-import.js';
+
+export type SourceKind = 'openapi' | 'method-table';
+export type AbsentPolicy = 'remove' | 'deprecate';
+
+export interface ReleaseImportReport {
+  release: string;
+  date: string;
+  /** The release compared with (null: the first release of the service). */
+  previous: string | null;
+  source: string;
+  from: SourceKind;
+  absent: AbsentPolicy;
+  dryRun: boolean;
+  createdService: boolean;
+  createdRelease: boolean;
+  /** "METHOD /path", "param METHOD /path name", "enum Name VALUE". */
+  added: string[];
+  removed: string[];
+  deprecated: string[];
+  /** "<item>: what the catalogue says and what the description says" (the catalogue's fact is kept). */
+  differs: string[];
+  /** "<item>: why it is not imported". */
+  skipped: string[];
+  /** changes.yaml entries proposed for review: "unbridgeable <operation> […]" or "change <id>: <operation> → move <to>". */
+  proposed: string[];
+  /** Operations of the description outside --paths. */
+  leftOut: number;
+  notes: string[];
+  /** Files written (or that would be, with dryRun), relative to the service folder. */
+  files: string[];
+}
 
 const STAMP_AFTER: Record<'added' | 'deprecated' | 'removed', string[]> = {
   added: ['path', 'name', 'value'],

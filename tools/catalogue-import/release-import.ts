@@ -30,10 +30,9 @@ import { ServiceFiles } from './catalogue-nodes.js';
 import { openApiDescription } from './description.js';
 import { serviceFromOpenApi, serviceText } from './import-openapi.js';
 import { isMethodTable, methodTableDescription } from './method-table.js';
-import { Importer, type Proposal } from './release-compare.js';
+import { Importer, type AbsentPolicy, type Proposal, type ReleaseImportReport, type SourceKind } from './release-compare.js';
 
-export type SourceKind = 'openapi' | 'method-table';
-export type AbsentPolicy = 'remove' | 'deprecate';
+export type { AbsentPolicy, ReleaseImportReport, SourceKind } from './release-compare.js';
 
 export interface ReleaseImportOptions {
   release: string;
@@ -45,34 +44,6 @@ export interface ReleaseImportOptions {
   /** Only operations whose path starts with one of these. */
   paths?: string[];
   dryRun?: boolean;
-}
-
-export interface ReleaseImportReport {
-  release: string;
-  date: string;
-  /** The release compared with (null: the first release of the service). */
-  previous: string | null;
-  source: string;
-  from: SourceKind;
-  absent: AbsentPolicy;
-  dryRun: boolean;
-  createdService: boolean;
-  createdRelease: boolean;
-  /** "METHOD /path", "param METHOD /path name", "enum Name VALUE". */
-  added: string[];
-  removed: string[];
-  deprecated: string[];
-  /** "<item>: what the catalogue says and what the description says" (the catalogue's fact is kept). */
-  differs: string[];
-  /** "<item>: why it is not imported". */
-  skipped: string[];
-  /** changes.yaml entries proposed for review: "unbridgeable <operation> […]" or "change <id>: <operation> → move <to>". */
-  proposed: string[];
-  /** Operations of the description outside --paths. */
-  leftOut: number;
-  notes: string[];
-  /** Files written (or that would be, with dryRun), relative to the service folder. */
-  files: string[];
 }
 
 /** The catalogue would not pass lint after the import: nothing is written. */
