@@ -176,7 +176,10 @@ export class Importer {
     const { r, P } = this.opts;
     const report = this.report;
     const at = this.nodes!.endpoint(e);
-    if (r >= 0 && e.span.removed === r) report.differs.push(`${op.key}: removed at ${this.opts.R} in the catalogue; ${this.label} still has it`);
+    if (r >= 0 && e.span.removed === r) {
+      report.differs.push(`${op.key}: removed at ${this.opts.R} in the catalogue; ${this.label} still has it`);
+      return;
+    }
     this.flagged(op.key, op.deprecated, e.span, at, op.replacement && !e.replacement ? op.replacement : undefined);
     const security = currentAt(e.security, P)?.scheme ?? 'NONE';
     if (op.security !== undefined && op.security !== security) report.differs.push(`${op.key}: security ${security} in the catalogue, ${op.security} in ${this.label}`);
@@ -254,7 +257,10 @@ export class Importer {
     const { r, R } = this.opts;
     const item = `param ${op.key} ${dp.name}`;
     const at = this.nodes!.parameter(p);
-    if (r >= 0 && p.span.removed === r) this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
+    if (r >= 0 && p.span.removed === r) {
+      this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
+      return;
+    }
     this.flagged(item, dp.deprecated, p.span, at);
     if (dp.required !== p.required) this.report.differs.push(`${item}: ${p.required ? 'required' : 'optional'} in the catalogue, ${dp.required ? 'required' : 'optional'} in ${this.label}`);
     if (dp.typed) {
