@@ -163,7 +163,7 @@ function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, 
   return {
     views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
     maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits,
-    upstreamRelease: served.program.migrate?.upstreamRelease, ...opts.websocket,
+    upstreamRelease: served.program.migrate?.upstreamRelease, drift: gateway.drift, ...opts.websocket,
   };
 }
 

@@ -13,11 +13,14 @@ import { isLoopback } from './loopback.js';
 import type { GatewayState, ReloadOutcome, Served } from './state.js';
 
 export type { ReloadOutcome };
+import type { Drift } from './drift.js';
 import type { Metrics } from './metrics.js';
 
 export interface AdminDeps {
   state: () => GatewayState;
   metrics: Metrics;
+  /** GET /_gateway/drift: what live traffic shows the catalogue lacks. */
+  drift?: Pick<Drift, 'snapshot'>;
   ready: () => boolean;
   /** POST /_gateway/reload: loopback clients, or a client token with the admin right; `trigger` names which. */
   reload?: (trigger: string) => Promise<ReloadOutcome>;
@@ -41,7 +44,7 @@ export interface AdminGuard {
 const PROTECTED = 'the admin routes (/_gateway/*) are for the operator';
 
 
-export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics', '/_gateway/plan'];
+export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics', '/_gateway/drift', '/_gateway/plan'];
 
 /** The node:http handler of /_gateway/*; `own` are the gateway's own headers (release, CORS). */
 export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void {
@@ -213,6 +216,10 @@ function adminRoutes(deps: AdminDeps): Middleware {
           ctx.status = 503; // under --workers: the aggregate could not be gathered (a worker gone silent)
           ctx.body = { error: (e as Error).message };
         }
+        return;
+      case '/_gateway/drift': // operations clients asked for that the catalogue lacks; upstream answers that contradict it
+        ctx.body = deps.drift?.snapshot() ?? { error: 'drift is not counted by this gateway' };
+        if (!deps.drift) ctx.status = 404;
         return;
       case '/_gateway/plan': // version changes: the composed plan of ?operation= at ?release=
         ({ status: ctx.status, body: ctx.body } = (await import('./migrate/plan-route.js')).planAnswer(state, ctx.query));
