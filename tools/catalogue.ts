@@ -6,6 +6,7 @@
 //   plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>]   the composed version-change plan
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
+//   drift <gateway-url|file> [--format text|json]   what live traffic says the catalogue lacks (GET /_gateway/drift)
 import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { cacheDirFrom } from '../src/config.js';
@@ -18,6 +19,7 @@ import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { pinViews } from '../src/catalogue/pin.js';
 import type { ReleaseView } from '../src/catalogue/resolve.js';
 import { lintChanges, planCommand } from './catalogue-changes.js';
+import { driftCommand } from './catalogue-drift.js';
 
 const USAGE = `usage: npm run catalogue -- <command> [options]
   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
@@ -25,9 +27,10 @@ const USAGE = `usage: npm run catalogue -- <command> [options]
   openapi [--release <id>] [--service <id>] [--catalogue <dir>]
   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]
   import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]
-  plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]`;
+  plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]
+  drift <gateway-url|file> [--format text|json]`;
 
-function main(argv: string[]): number {
+function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'lint') return lint(rest);
   if (command === 'endpoints') return endpoints(rest);
@@ -35,7 +38,8 @@ function main(argv: string[]): number {
   if (command === 'openapi') return exportDoc(rest, toOpenApi);
   if (command === 'asyncapi') return exportDoc(rest, toAsyncApi);
   if (command === 'plan') return plan(rest);
-  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, plan';
+  if (command === 'drift') return driftCommand(rest);
+  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, plan, drift';
   throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
 }
 
