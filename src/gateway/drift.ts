@@ -135,14 +135,14 @@ export class Drift {
    * errors.upstreamUnknown. Made on the route's first forward and kept on it.
    */
   watchOf(route: Route, migrate: Migrations | null): AnswerWatch | undefined {
-    const had = (route as WatchedRoute)[WATCH];
+    const had = route.watch;
     return had === undefined ? this.makeWatch(route, migrate) : had ?? undefined;
   }
 
   private makeWatch(route: Route, migrate: Migrations | null): AnswerWatch | undefined {
     const rules = route.view.service.errors.upstreamUnknown;
     const watch = rules && (rules.operation.length || rules.parameter.length) ? new RouteWatch(this, route, migrate?.upstreamRelease.get(route.view.service.id)) : null;
-    (route as WatchedRoute)[WATCH] = watch;
+    route.watch = watch;
     return watch ?? undefined;
   }
 
@@ -185,9 +185,6 @@ export interface DriftReport {
     entries: Array<{ service: string; release: string | null; operation: string; says: Says; status: number; code: number | null; parameters: string[]; count: number; firstSeen: string; lastSeen: string }>;
   };
 }
-
-const WATCH = Symbol('drift watch');
-type WatchedRoute = Route & { [WATCH]?: AnswerWatch | null };
 
 /** The upstream's code in a code-msg body, or null when it carries none. */
 function codeOf(body: Buffer): number | null {
