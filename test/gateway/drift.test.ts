@@ -52,6 +52,9 @@ test('an unknown operation called 3 times is listed once with count 3, first and
   const del = await fetch(`${gw.url}/api/v3/ping`, { method: 'DELETE' });
   assert.is(del.status, 405);
   assert.ok((await report()).unknownOperations.entries.some((x) => x.operation === 'DELETE /api/v3/ping'));
+  // The admin plane's rules: no cross-site page reads it.
+  const page = await fetch(`${gw.url}/_gateway/drift`, { headers: { origin: 'https://evil.example' } });
+  assert.is(page.status, 403);
 });
 
 test('what the catalogue knows is not drift: an endpoint removed or not yet added at the pin, the root, the admin routes', async () => {
