@@ -94,6 +94,11 @@ export interface DriftOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/**
+ * A stream name without what may identify a market or an account: the part before the first '@'
+ * (a symbol, or a listen key: a credential) becomes <…>, as the access line's templates leave it out.
+ */
+const streamShape = (name: string) => { const at = name.indexOf('@'); return at < 0 ? '<…>' : `<…>${name.slice(at)}`; };
 const clip = (s: string) => (s.length > DRIFT_MAX_NAME ? `${s.slice(0, DRIFT_MAX_NAME)}…` : s);
 const byCount = (a: Counted, b: Counted) => b.count - a.count || a.first - b.first;
 
@@ -115,7 +120,7 @@ export class Drift {
 
   /** A request for an operation the catalogue has no life of: `name` is the path (no query), the method or the stream name. */
   unknownOperation(surface: Surface, method: string, name: string, service: string | undefined): void {
-    const operation = surface === 'rest' ? `${clip(method)} ${clip(name)}` : `${surface} ${clip(name)}`;
+    const operation = surface === 'rest' ? `${clip(method)} ${clip(name)}` : `${surface} ${clip(surface === 'stream' ? streamShape(name) : name)}`;
     this.unknown.count(`${service ?? ''} ${operation}`, this.now(), () => ({ surface, operation, service }),
       () => this.logger.warn(`drift: ${operation} is not in the catalogue${service ? ` (service ${service})` : ''}; GET /_gateway/drift counts such calls`),
       () => this.logger.warn(`drift: ${this.maxEntries} unknown operations listed; further new ones are only counted (overflow)`));
