@@ -21,21 +21,34 @@ export interface DriftAction {
   entry: DriftReport['unknownOperations']['entries'][number] | DriftReport['contradictions']['entries'][number];
 }
 
+/** A source that cannot be read, reached or understood: said on stderr, exit 2, without the usage. */
+class SourceError extends Error {}
+
+function refused(e: unknown): number {
+  if (!(e instanceof SourceError)) throw e;
+  console.error(`error: ${e.message}`);
+  return 2;
+}
+
 export function driftCommand(argv: string[]): number | Promise<number> {
   const args = parseArgs(argv, ['format']);
   const format = oneOf('format', flag(args, 'format') ?? 'text', ['text', 'json'] as const);
   const [source, extra] = args.positionals;
   if (!source) throw new UsageError('drift needs the URL of a running gateway or a file holding its GET /_gateway/drift answer');
   if (extra !== undefined) throw new UsageError(`drift takes one URL or file, not also "${extra}"`);
-  if (!/^https?:\/\//i.test(source)) return print(parseReport(readText(source), source), format);
-  return fetchReport(source).then((report) => print(report, format));
+  if (/^https?:\/\//i.test(source)) return fetchReport(source).then((report) => print(report, format), refused);
+  try {
+    return print(parseReport(readText(source), source), format);
+  } catch (e) {
+    return refused(e);
+  }
 }
 
 function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new SourceError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }
 
@@ -47,12 +60,12 @@ async function fetchReport(url: string): Promise<DriftReport> {
   try {
     res = await fetch(u, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
-    throw new UsageError(`cannot reach ${u.origin}${u.pathname}: ${cause}`);
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new SourceError(`cannot reach ${u.origin}${u.pathname}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
   }
   const text = await res.text();
   // The admin plane answers only the host names it is known by (--allowed-host) and no cross-site page.
-  if (!res.ok) throw new UsageError(`${u.origin}${u.pathname} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (!res.ok) throw new SourceError(`${u.origin}${u.pathname} answered ${res.status}: ${text.slice(0, 300)}`);
   return parseReport(text, `${u.origin}${u.pathname}`);
 }
 
@@ -61,10 +74,10 @@ export function parseReport(text: string, from: string): DriftReport {
   try {
     v = JSON.parse(text) as Partial<DriftReport>;
   } catch (e) {
-    throw new UsageError(`${from} is not JSON: ${(e as Error).message}`);
+    throw new SourceError(`${from} is not JSON: ${(e as Error).message}`);
   }
   if (!Array.isArray(v?.unknownOperations?.entries) || !Array.isArray(v?.contradictions?.entries)) {
-    throw new UsageError(`${from} is not a GET ${ROUTE} answer (it has no unknownOperations.entries and contradictions.entries)`);
+    throw new SourceError(`${from} is not a GET ${ROUTE} answer (it has no unknownOperations.entries and contradictions.entries)`);
   }
   return v as DriftReport;
 }

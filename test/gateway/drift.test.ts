@@ -2,8 +2,11 @@
 // answers that say an operation or a parameter the catalogue holds alive does not exist, listed by
 // GET /_gateway/drift and counted by gateway_drift_total; bounded whatever clients send; one warn
 // line per new entry; `npm run catalogue -- drift` turns the list into a to-do list.
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
@@ -14,13 +17,14 @@ import { WsApiChecker } from '../../src/gateway/websocket/frames.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, gatewayAt } from '../support/gateway.js';
-import { startUpstream, type Upstream } from '../support/processes.js';
+import { NODE_FLAGS, ROOT, startUpstream, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { runTool } from '../support/tools.js';
 import { catalogueFolder, problemsOf } from '../catalogue/folder.js';
 import { floodUnknown } from './drift-flood.js';
 
 const test = suite('drift');
+const run = promisify(execFile);
 let upstream: Upstream;
 let gw: RunningGateway;
 test.before(async () => {
@@ -162,6 +166,19 @@ test('drift tool: a saved answer becomes a to-do list, most called first (text a
   const bad = runTool('catalogue', ['drift', wrong]);
   assert.is(bad.status, 2);
   assert.match(bad.stderr, 'is not a GET /_gateway/drift answer');
+});
+
+test("drift tool: reads a running gateway's GET /_gateway/drift by its URL", async () => {
+  const r = await run(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'drift', gw.url], { cwd: ROOT, timeout: 30_000 });
+  assert.match(r.stdout, /^add to the catalogue: GET \/api\/v3\/driftProbe \(service exchange\) \(3 calls, /m);
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise((resolve) => closed.close(resolve));
+  const refused = await run(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/tools/catalogue.js'), 'drift', `http://127.0.0.1:${port}`], { cwd: ROOT, timeout: 30_000 })
+    .then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+  assert.is(refused.code, 2);
+  assert.is(refused.stderr, `error: cannot reach http://127.0.0.1:${port}/_gateway/drift: ECONNREFUSED\n`);
 });
 
 test('10 000 requests to random unknown paths: /_gateway/drift and the metrics stay bounded (≤ 1 MiB, ≤ 256 entries, the rest overflow) and drift answers quickly', async () => {
