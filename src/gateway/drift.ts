@@ -139,14 +139,15 @@ export class Drift {
    * What to watch of the upstream's answers to `route`, or undefined when its service declares no
    * errors.upstreamUnknown. Made on the route's first forward and kept on it.
    */
-  watchOf(route: Route, migrate: Migrations | null): AnswerWatch | undefined {
+  watchOf(route: Route, p: UpstreamReleases): AnswerWatch | undefined {
     const had = route.watch;
-    return had === undefined ? this.makeWatch(route, migrate) : had ?? undefined;
+    return had === undefined ? this.makeWatch(route, p) : had ?? undefined;
   }
 
-  private makeWatch(route: Route, migrate: Migrations | null): AnswerWatch | undefined {
+  private makeWatch(route: Route, p: UpstreamReleases): AnswerWatch | undefined {
     const rules = route.view.service.errors.upstreamUnknown;
-    const watch = rules && (rules.operation.length || rules.parameter.length) ? new RouteWatch(this, route, migrate?.upstreamRelease.get(route.view.service.id)) : null;
+    const id = route.view.service.id;
+    const watch = rules && (rules.operation.length || rules.parameter.length) ? new RouteWatch(this, route, p.migrate?.upstreamRelease.get(id) ?? p.upstreamRelease[id]) : null;
     route.watch = watch;
     return watch ?? undefined;
   }
@@ -177,6 +178,12 @@ export class Drift {
       },
     };
   }
+}
+
+/** Where the release each upstream speaks is known: the program's migrations, else the setting (service.yaml's, else the newest, when neither names it). */
+interface UpstreamReleases {
+  migrate: Migrations | null;
+  upstreamRelease: Readonly<Record<string, string>>;
 }
 
 /** The JSON of GET /_gateway/drift. */

@@ -89,6 +89,7 @@ export function compileProgram(o: ProgramOptions): Program {
     handOver: o.handOver ?? new HandOver(),
     migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
     drift: o.drift ?? null,
+    upstreamRelease: o.upstreamRelease ?? {},
   };
 }
 

@@ -48,6 +48,8 @@ export interface Program {
   migrate: Migrations | null;
   /** The gateway's drift count (unknown operations, upstream contradictions); null: none kept. */
   drift: Drift | null;
+  /** --upstream-release: the release each service's upstream speaks, where the setting names one. */
+  upstreamRelease: Readonly<Record<string, string>>;
 }
 
 /** One request on its way through the pipeline; the adapter renders errors from what it holds. */
