@@ -20,7 +20,7 @@ export interface AdminDeps {
   state: () => GatewayState;
   metrics: Metrics;
   /** GET /_gateway/drift: what live traffic shows the catalogue lacks. */
-  drift?: Pick<Drift, 'snapshot'>;
+  drift?: Pick<Drift, 'report'>;
   ready: () => boolean;
   /** POST /_gateway/reload: loopback clients, or a client token with the admin right; `trigger` names which. */
   reload?: (trigger: string) => Promise<ReloadOutcome>;
@@ -218,8 +218,17 @@ function adminRoutes(deps: AdminDeps): Middleware {
         }
         return;
       case '/_gateway/drift': // operations clients asked for that the catalogue lacks; upstream answers that contradict it
-        ctx.body = deps.drift?.snapshot() ?? { error: 'drift is not counted by this gateway' };
-        if (!deps.drift) ctx.status = 404;
+        if (!deps.drift) {
+          ctx.status = 404;
+          ctx.body = { error: 'drift is not counted by this gateway' };
+          return;
+        }
+        try {
+          ctx.body = await deps.drift.report();
+        } catch (e) {
+          ctx.status = 503; // under --workers: the primary did not answer
+          ctx.body = { error: (e as Error).message };
+        }
         return;
       case '/_gateway/plan': // version changes: the composed plan of ?operation= at ?release=
         ({ status: ctx.status, body: ctx.body } = (await import('./migrate/plan-route.js')).planAnswer(state, ctx.query));

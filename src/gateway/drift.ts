@@ -109,6 +109,7 @@ export class Drift {
   private readonly now: () => number;
   private readonly since: number;
   private readonly maxEntries: number;
+  private source?: () => Promise<DriftReport>;
 
   constructor(private readonly logger: Pick<Logger, 'warn'>, o: DriftOptions = {}) {
     this.maxEntries = o.maxEntries ?? DRIFT_MAX_ENTRIES;
@@ -160,7 +161,17 @@ export class Drift {
       ['kind'], () => [[{ kind: 'unknown_operation' }, this.unknown.overflow], [{ kind: 'upstream_contradiction' }, this.contradictions.overflow]]);
   }
 
-  /** GET /_gateway/drift: both tables, most counted first, times in ISO 8601. */
+  /** Answer GET /_gateway/drift from another source (under --workers: the primary's merge of every worker's tables). */
+  reportFrom(source: () => Promise<DriftReport>): void {
+    this.source = source;
+  }
+
+  /** GET /_gateway/drift: this process's tables, or the source's report. */
+  report(): DriftReport | Promise<DriftReport> {
+    return this.source ? this.source() : this.snapshot();
+  }
+
+  /** This process's tables: most counted first, times in ISO 8601. */
   snapshot(): DriftReport {
     const times = (e: Counted) => ({ count: e.count, firstSeen: iso(e.first), lastSeen: iso(e.last) });
     return {
@@ -191,6 +202,8 @@ export interface DriftReport {
   /** When counting began (the gateway's start; a reload keeps the tables). */
   since: string;
   bounds: { entries: number; nameLength: number };
+  /** Under --workers: the worker processes asked and how many answered (absent: one process's tables). */
+  workers?: { answered: number; of: number };
   unknownOperations: { total: number; overflow: number; entries: Array<{ surface: Surface; operation: string; service: string | null; count: number; firstSeen: string; lastSeen: string }> };
   contradictions: {
     total: number; overflow: number;

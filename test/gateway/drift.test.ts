@@ -13,11 +13,12 @@ import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
 import { createParamAjv } from '../../src/catalogue/validators.js';
 import { Drift, type DriftReport } from '../../src/gateway/drift.js';
+import { mergeReports } from '../../src/gateway/drift-merge.js';
 import { WsApiChecker } from '../../src/gateway/websocket/frames.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, gatewayAt } from '../support/gateway.js';
-import { NODE_FLAGS, ROOT, startUpstream, type Upstream } from '../support/processes.js';
+import { NODE_FLAGS, ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { runTool } from '../support/tools.js';
 import { catalogueFolder, problemsOf } from '../catalogue/folder.js';
@@ -179,6 +180,37 @@ test("drift tool: reads a running gateway's GET /_gateway/drift by its URL", asy
     .then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
   assert.is(refused.code, 2);
   assert.is(refused.stderr, `error: cannot reach http://127.0.0.1:${port}/_gateway/drift: ECONNREFUSED\n`);
+});
+
+test('under --workers 2, GET /_gateway/drift answers the merge of every worker\'s tables', async () => {
+  const g = await startGatewayProcess(['--workers', '2', '--release', '3.12.0', '--upstream', `exchange=${upstream.url}`, '--log-level', 'error']);
+  try {
+    // Separate connections, so the kernel hands them to either worker.
+    await Promise.all(Array.from({ length: 30 }, async () => {
+      const r = await fetch(`${g.url}/api/v3/workersProbe`, { headers: { connection: 'close' } });
+      await r.text();
+    }));
+    for (let i = 0; i < 3; i++) { // whichever worker answers
+      const r = (await (await fetch(`${g.url}/_gateway/drift`, { headers: { connection: 'close' } })).json()) as DriftReport;
+      assert.equal(r.workers, { answered: 2, of: 2 });
+      assert.is(r.unknownOperations.entries.find((e) => e.operation === 'GET /api/v3/workersProbe')?.count, 30);
+    }
+  } finally {
+    await g.stop();
+  }
+});
+
+test('merged tables keep one table\'s bound: entries added up, the least counted beyond it counted as overflow', () => {
+  const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+  const one = (ops: Array<[string, number, number]>, overflow: number) => ({
+    since: at(0), bounds: { entries: 2, nameLength: 128 },
+    unknownOperations: { total: ops.reduce((n, [, c]) => n + c, 0) + overflow, overflow, entries: ops.map(([operation, count, t]) => ({ surface: 'rest' as const, operation, service: 'exchange', count, firstSeen: at(t), lastSeen: at(t + 1) })) },
+    contradictions: { total: 0, overflow: 0, entries: [] },
+  });
+  const m = mergeReports([one([['GET /a', 5, 3], ['GET /b', 1, 4]], 2), one([['GET /a', 2, 1], ['GET /c', 3, 5]], 0)], { answered: 2, of: 2 });
+  assert.equal(m.unknownOperations.entries.map((e) => [e.operation, e.count, e.firstSeen, e.lastSeen]), [['GET /a', 7, at(1), at(4)], ['GET /c', 3, at(5), at(6)]]);
+  assert.is(m.unknownOperations.overflow, 2 + 1, 'the overflows and the entry beyond the bound');
+  assert.is(m.unknownOperations.total, 13);
 });
 
 test('10 000 requests to random unknown paths: /_gateway/drift and the metrics stay bounded (≤ 1 MiB, ≤ 256 entries, the rest overflow) and drift answers quickly', async () => {
