@@ -1,7 +1,8 @@
 // Drift from live traffic: operations clients call that the catalogue does not have, and upstream
 // answers that say an operation or a parameter the catalogue holds alive does not exist, listed by
-// GET /_gateway/drift and counted by gateway_drift_total; bounded whatever clients send; one warn
-// line per new entry; `npm run catalogue -- drift` turns the list into a to-do list.
+// GET /_gateway/drift and counted by gateway_drift_total; one warn line per new entry;
+// `npm run catalogue -- drift` turns the list into a to-do list. The bounds under a flood and
+// --workers: drift-processes.test.ts.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
