@@ -3,8 +3,8 @@
 // replaces a worker that dies or whose event loop stops answering (no heartbeat for
 // --worker-stall ms: a request that spins forever would otherwise hold its share of the port
 // hostage), and stops them all on SIGINT/SIGTERM. The gateway holds no state
-// between requests, so workers need nothing from each other — except that a metrics scrape
-// answered by one worker shows them all (cluster-metrics.ts).
+// between requests, so workers need nothing from each other — except that a metrics scrape and
+// GET /_gateway/drift answered by one worker show them all (cluster-metrics.ts, cluster-drift.ts).
 // Workers accept from the one shared listening socket (SCHED_NONE), not through the primary's
 // round robin: a round-robin primary accepts a connection and hands it to a worker over IPC, and a
 // connection handed to a worker that froze or died is neither served nor closed (the primary keeps
@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { loadCatalogueAtStart } from './catalogue/load-at-start.js';
 import { pinReleases } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
+import { serveAggregateDrift } from './cluster-drift.js';
 import { serveAggregateMetrics } from './cluster-metrics.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
@@ -64,6 +65,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
   securityHooks(config, views, createLogger('silent'));
 
   serveAggregateMetrics();
+  serveAggregateDrift();
   let ready = 0;
   let stopping = false;
   let serving = false;

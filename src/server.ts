@@ -14,6 +14,7 @@ import type { Catalogue } from './catalogue/model.js';
 import type { GatewayConfig } from './config.js';
 import { createGateway, type Gateway, type Hook, type Served } from './gateway/app.js';
 import type { ReloadOutcome } from './gateway/admin.js';
+import { aggregateDriftAcrossWorkers } from './cluster-drift.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
@@ -134,7 +135,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite }), logger);
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
-  if (cluster.isWorker) await aggregateAcrossWorkers(gateway.metrics);
+  if (cluster.isWorker) await shareAcrossWorkers(gateway);
   await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
   ready = true;
   setupLog.release();
@@ -159,11 +160,17 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   };
 }
 
+/** Under --workers: a metrics scrape and GET /_gateway/drift, whichever worker takes them, answer for every worker. */
+async function shareAcrossWorkers(gateway: Gateway): Promise<void> {
+  await aggregateAcrossWorkers(gateway.metrics);
+  aggregateDriftAcrossWorkers(gateway.drift);
+}
+
 function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, limits: RateLimiting, logger: Logger, opts: StartOptions): WebsocketOptions {
   return {
     views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
     maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits,
-    upstreamRelease: served.program.migrate?.upstreamRelease, ...opts.websocket,
+    upstreamRelease: served.program.migrate?.upstreamRelease, drift: gateway.drift, ...opts.websocket,
   };
 }
 

@@ -8,6 +8,7 @@
 //                                             append endpoints the catalogue lacks; never rewrites entries
 //   import <source> --service <dir> --release <id> [--date …] [--from …] [--absent …] [--paths …] [--dry-run] [--format …]
 //                                             one release of the upstream as lifecycle facts (docs/release-import.md)
+//   drift <gateway-url|file> [--format text|json]   what live traffic says the catalogue lacks (GET /_gateway/drift)
 import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { cacheDirFrom } from '../src/config.js';
@@ -21,6 +22,7 @@ import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { pinViews } from '../src/catalogue/pin.js';
 import type { ReleaseView } from '../src/catalogue/resolve.js';
 import { lintChanges, planCommand } from './catalogue-changes.js';
+import { driftCommand } from './catalogue-drift.js';
 
 const USAGE = `usage: npm run catalogue -- <command> [options]
   endpoints --release <id> [--service <id>] [--format json|table] [--catalogue <dir>]
@@ -31,9 +33,10 @@ const USAGE = `usage: npm run catalogue -- <command> [options]
   ${IMPORT_USAGE}
       a release of the upstream (OpenAPI 3 or a method table) against the release before: added,
       removed, deprecated stamps and changes.yaml proposals; see docs/release-import.md
-  plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]`;
+  plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]
+  drift <gateway-url|file> [--format text|json]`;
 
-function main(argv: string[]): number {
+function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'lint') return lint(rest);
   if (command === 'endpoints') return endpoints(rest);
@@ -42,7 +45,8 @@ function main(argv: string[]): number {
   if (command === 'openapi') return exportDoc(rest, toOpenApi);
   if (command === 'asyncapi') return exportDoc(rest, toAsyncApi);
   if (command === 'plan') return plan(rest);
-  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, import, plan';
+  if (command === 'drift') return driftCommand(rest);
+  const valid = 'endpoints, lint, openapi, asyncapi, import-openapi, import, plan, drift';
   throw new UsageError(command ? `unknown command "${command}"; valid: ${valid}` : `missing command; valid: ${valid}`);
 }
 

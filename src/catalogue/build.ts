@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type {
-  BuilderDef, Constraint, Endpoint, EnumDef, KeepAlive, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, Weight, WeightEntry, WsMethod,
+  BuilderDef, Constraint, Endpoint, EnumDef, KeepAlive, Lifecycle, Parameter, RateLimit, SecurityEntry, Service, Span, Stream, UpstreamAnswer, UpstreamUnknown, Weight, WeightEntry, WsMethod,
 } from './model.js';
 import { durationSeconds } from './duration.js';
 import { currentAt } from './lifecycle.js';
@@ -171,6 +171,7 @@ class ServiceBuilder {
     if (this.svc.errors.envelope === 'code-msg' && this.svc.errors.codes.unknown === undefined) {
       this.problem(sf, ['errors'], `errors: the code-msg envelope needs codes.unknown (the code of any reason not named)`);
     }
+    if (s.errors?.upstreamUnknown) this.svc.errors.upstreamUnknown = this.upstreamUnknown(sf, s.errors.upstreamUnknown);
     const defaultIn = s.kind === 'builder' ? 'body' : 'query';
     this.svc.signedParameters = dense((s.security?.signedParameters ?? []).map((p: any, i: number) =>
       this.parameter(sf, ['security', 'signedParameters', i], p, defaultIn, 'security.signedParameters')));
@@ -515,6 +516,27 @@ class ServiceBuilder {
     for (const key of Object.keys(this.svc.errors.codes)) {
       if (!isReason(key)) this.problem(sf, ['errors', 'codes', key], `errors.codes: unknown key "${key}"; valid: ${REASON_NAMES.join(', ')}`);
     }
+  }
+
+  /**
+   * errors.upstreamUnknown: the answers by which the upstream says an operation or a parameter does
+   * not exist. A code is read from the code-msg envelope only; "no code" alone would match every
+   * code-less error, so it needs a status; one answer cannot mean both.
+   */
+  private upstreamUnknown(sf: RawFile, raw: Record<string, any>): UpstreamUnknown {
+    const answers = (kind: 'operation' | 'parameter'): UpstreamAnswer[] => dense((raw[kind] ?? []).map((a: Record<string, any>, i: number): UpstreamAnswer => {
+      const path = ['errors', 'upstreamUnknown', kind, i];
+      if (typeof a.code === 'number' && this.svc.errors.envelope !== 'code-msg') this.problem(sf, path, `errors.upstreamUnknown.${kind}: a code is read from the code-msg envelope; this service's envelope is ${this.svc.errors.envelope}`);
+      if (a.code === 'none' && a.status === undefined) this.problem(sf, path, `errors.upstreamUnknown.${kind}: code none needs a status (else every error answer without a code would count)`);
+      return { status: a.status, code: a.code };
+    }));
+    const out = { operation: answers('operation'), parameter: answers('parameter'), source: String(raw.source ?? '') };
+    const key = (a: UpstreamAnswer) => `${a.status ?? '4xx'} ${a.code ?? 'any'}`;
+    const ops = new Set(out.operation.map(key));
+    out.parameter.forEach((a, i) => {
+      if (ops.has(key(a))) this.problem(sf, ['errors', 'upstreamUnknown', 'parameter', i], `errors.upstreamUnknown: answer ${key(a)} is listed under both operation and parameter`);
+    });
+    return out;
   }
 
   /** Security the gateway cannot enforce for this endpoint, and other facts it would ignore. */

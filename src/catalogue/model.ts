@@ -207,6 +207,21 @@ export interface RateLimit extends Lifecycle {
 export interface ErrorConfig {
   envelope: 'code-msg' | 'error';
   codes: Record<string, number>;
+  /** The upstream's answers meaning "no such operation" / "no such parameter" (drift from the catalogue). */
+  upstreamUnknown?: UpstreamUnknown;
+}
+
+/** One kind of upstream answer: its HTTP status (absent: any 4xx) and its envelope code ('none': no code; absent: any). */
+export interface UpstreamAnswer {
+  status?: number;
+  code?: number | 'none';
+}
+
+/** service.yaml errors.upstreamUnknown: what the upstream answers when an operation or a parameter does not exist there. */
+export interface UpstreamUnknown {
+  operation: UpstreamAnswer[];
+  parameter: UpstreamAnswer[];
+  source: string;
 }
 
 export interface Service {

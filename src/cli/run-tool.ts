@@ -8,7 +8,8 @@ import { UsageError } from '../args.js';
 import { startedOn } from './entry.js';
 
 export interface Tool {
-  main: (argv: string[]) => number;
+  /** The exit status; a promise of it for a command that waits on the network (drift <url>). */
+  main: (argv: string[]) => number | Promise<number>;
   /** Printed after a usage error. */
   usage?: string;
   /** Exit status for a catalogue that does not load (default 1; one that cannot be read: 2). */
@@ -16,31 +17,37 @@ export interface Tool {
 }
 
 /** Run `tool` on `argv`: its exit status, with usage and catalogue errors said on stderr. */
-export function runTool(tool: Tool, argv: string[]): number {
+export function runTool(tool: Tool, argv: string[]): number | Promise<number> {
   // Asking for help is not a mistake: the usage on stdout, exit 0, wherever --help stands.
   if (tool.usage && argv.some((a) => a === '--help' || a === '-h')) {
     console.log(tool.usage);
     return 0;
   }
   try {
-    return tool.main(argv);
+    const status = tool.main(argv);
+    return typeof status === 'number' ? status : status.catch((e: unknown) => ended(tool, e));
   } catch (e) {
-    if (e instanceof UsageError || e instanceof UnknownReleaseError) {
-      console.error(`error: ${e.message}`);
-      if (tool.usage && e instanceof UsageError) console.error(tool.usage);
-      return 2;
-    }
-    if (e instanceof CatalogueError) {
-      console.error(e.message);
-      return e instanceof CatalogueReadError ? 2 : tool.catalogueErrorExit ?? 1;
-    }
-    throw e;
+    return ended(tool, e);
   }
+}
+
+/** The exit status of a tool that threw `e`: usage and catalogue errors said on stderr, anything else rethrown. */
+function ended(tool: Tool, e: unknown): number {
+  if (e instanceof UsageError || e instanceof UnknownReleaseError) {
+    console.error(`error: ${e.message}`);
+    if (tool.usage && e instanceof UsageError) console.error(tool.usage);
+    return 2;
+  }
+  if (e instanceof CatalogueError) {
+    console.error(e.message);
+    return e instanceof CatalogueReadError ? 2 : tool.catalogueErrorExit ?? 1;
+  }
+  throw e;
 }
 
 export interface Command extends Tool {
   /** runTool with this module's own classes: a bundled tool (tools/bundle.ts) has copies of its own. */
-  run(argv: string[]): number;
+  run(argv: string[]): number | Promise<number>;
 }
 
 /**
@@ -49,6 +56,10 @@ export interface Command extends Tool {
  */
 export function command(moduleUrl: string, tool: Tool): Command {
   const cmd = { ...tool, run: (argv: string[]) => runTool(tool, argv) };
-  if (startedOn(moduleUrl)) process.exitCode = cmd.run(process.argv.slice(2));
+  if (startedOn(moduleUrl)) {
+    const status = cmd.run(process.argv.slice(2));
+    if (typeof status === 'number') process.exitCode = status;
+    else void status.then((s) => { process.exitCode = s; });
+  }
   return cmd;
 }

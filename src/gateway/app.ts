@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { AdminReload } from './admin-modes.js';
 import { adminHandler } from './admin.js';
 import type { TokenEntry } from './client-auth/tokens.js';
+import { Drift } from './drift.js';
 import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
 import { Metrics } from './metrics.js';
 import { Admission, type AdmissionSettings } from './admission/admission.js';
@@ -65,6 +66,8 @@ export interface Gateway {
   adapter: HttpAdapter;
   /** A stopping gateway that still accepts (--accept-grace): the drain switches it on. */
   handOver: HandOver;
+  /** Drift from live traffic (GET /_gateway/drift), kept across reloads. */
+  drift: Drift;
   /** Compile a new state (throws on any problem, leaving the current one serving) and swap it in. */
   swap(pinned: PinnedReleases, changes: Partial<Omit<GatewayOptions, 'pinned'>>): GatewayState;
   /** The upstream pool serving now (a reload that changes the deadline, the pool size or the upstreams brings a new one). */
@@ -80,12 +83,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const admission = new Admission(opts.admission, refusals);
   admission.observe(metrics);
   const handOver = new HandOver();
+  const drift = new Drift(opts.logger);
+  drift.observe(metrics);
   const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
     // One ajv for every release (identical schemas compile once); route tables of releases other
     // than the default are built on their first request.
     const ajv = sharedAjv();
     const served = pinned.served.map((r) => ({
-      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, handOver, ajv, lazyTable: r !== pinned.default }),
+      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, handOver, ajv, drift, lazyTable: r !== pinned.default }),
     }));
     admission.configure(options.admission);
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
@@ -99,7 +104,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const adapter = createHttpAdapter({
     select: (req) => select(state, req),
     admin: adminHandler({
-      state: () => state, metrics, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, health: opts.health, adminTokens: () => state.options.adminTokens ?? [],
+      state: () => state, metrics, drift, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, health: opts.health, adminTokens: () => state.options.adminTokens ?? [],
       guard: () => ({ origins: state.default.program.crossSite.origins, hosts: state.default.program.crossSite.hosts, reload: state.options.adminReload ?? 'loopback' }),
     }),
     // Admin answers grant no CORS read to any origin: they are the operator's, not a page's.
@@ -116,6 +121,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     get program() { return state.default.program; },
     adapter,
     handOver,
+    drift,
     swap(next, changes) {
       const options = { ...state.options, ...changes };
       const old = proxy;

@@ -42,6 +42,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
       method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
       onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
       rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined,
+      watch: p.drift?.watchOf(route, p),
     }, ex.res, ex.own, ex.cancellation);
   } catch (e) {
     failure = e;

@@ -4,8 +4,11 @@ import { lifecycleFacts } from '../catalogue/lifecycle.js';
 import { GatewayError } from './errors.js';
 import type { Route, RouteTable } from './route-table.js';
 
-/** The error for a request whose method+path is not served at the pin. */
-export function notServed(table: RouteTable, method: string, path: string): { error: GatewayError; route?: Route } {
+/**
+ * The error for a request whose method+path is not served at the pin; `unknown` when the catalogue
+ * knows no life of that method and path at any release (drift: an operation it does not have).
+ */
+export function notServed(table: RouteTable, method: string, path: string): { error: GatewayError; route?: Route; unknown?: true } {
   const known = table.known.get(path) ?? [];
   const sameMethod = known.filter((r) => r.endpoint.endpoint.method === method);
   if (sameMethod.length) {
@@ -25,12 +28,13 @@ export function notServed(table: RouteTable, method: string, path: string): { er
     return {
       route,
       error: new GatewayError('methodNotAllowed', `method ${method} is not allowed for ${path}${rel}; allowed: ${allow.join(', ')}`, { Allow: allow.join(', ') }),
+      unknown: true,
     };
   }
   if (known.length) {
     const route = known[0];
     const methods = known.map((r) => `${r.endpoint.endpoint.key} (${lifecycleFacts(r.endpoint.endpoint, r.view.service.releases, r.view.at)})`);
-    return { route, error: new GatewayError('notFound', `${method} ${path} is not served; the catalogue knows ${methods.join('; ')}`) };
+    return { route, error: new GatewayError('notFound', `${method} ${path} is not served; the catalogue knows ${methods.join('; ')}`), unknown: true };
   }
-  return { error: new GatewayError('notFound', `no endpoint ${method} ${path} in the catalogue`) };
+  return { error: new GatewayError('notFound', `no endpoint ${method} ${path} in the catalogue`), unknown: true };
 }

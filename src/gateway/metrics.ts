@@ -42,8 +42,8 @@ export const DEFAULT_MAX_SERIES = 400;
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 interface Sampled { kind: 'gauge' | 'counter'; name: string; help: string; sample: () => number }
-/** A gauge with labels read at scrape time: one [labels, value] per series (labels bounded by the caller). */
-interface SampledFamily { name: string; help: string; labels: string[]; sample: () => Iterable<[Record<string, string>, number]> }
+/** A gauge or counter with labels read at scrape time: one [labels, value] per series (labels bounded by the caller). */
+interface SampledFamily { kind: 'gauge' | 'counter'; name: string; help: string; labels: string[]; sample: () => Iterable<[Record<string, string>, number]> }
 
 export class Metrics {
   private loaded?: Promise<Registry>;
@@ -117,7 +117,8 @@ export class Metrics {
       }
       for (const f of this.families) {
         const { sample } = f;
-        new pc.Gauge({ name: f.name, help: f.help, labelNames: f.labels, registers: [registry], collect() { this.reset(); for (const [l, v] of sample()) this.set(l, v); } });
+        if (f.kind === 'gauge') new pc.Gauge({ name: f.name, help: f.help, labelNames: f.labels, registers: [registry], collect() { this.reset(); for (const [l, v] of sample()) this.set(l, v); } });
+        else new pc.Counter({ name: f.name, help: f.help, labelNames: f.labels, registers: [registry], collect() { this.reset(); for (const [l, v] of sample()) this.inc(l, v); } });
       }
       return registry;
     }));
@@ -161,7 +162,12 @@ export class Metrics {
 
   /** Gauges with labels read at scrape time (e.g. per route). Add before the first scrape. */
   addGaugeFamily(name: string, help: string, labels: string[], sample: () => Iterable<[Record<string, string>, number]>): void {
-    this.families.push({ name, help, labels, sample });
+    this.families.push({ kind: 'gauge', name, help, labels, sample });
+  }
+
+  /** Running totals with labels, kept elsewhere and read at scrape time (name ending in _total). Add before the first scrape. */
+  addCounterFamily(name: string, help: string, labels: string[], sample: () => Iterable<[Record<string, string>, number]>): void {
+    this.families.push({ kind: 'counter', name, help, labels, sample });
   }
 
   /** A running total kept elsewhere and read at scrape time, as counter `name` (ending in _total). Add before the first scrape. */

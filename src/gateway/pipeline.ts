@@ -84,6 +84,7 @@ export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
   }
   const refused = notServed(p.table, method, path);
   ex.view = refused.route?.view ?? ownerOf(p.table, path);
+  if (refused.unknown && p.drift) p.drift.unknownOperation('rest', method, path, ex.view?.service.id);
   ex.own = ownHeaders(p.cors, origin, ex.view, refused.route);
   throw refused.error;
 }

@@ -9,6 +9,7 @@ import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
 import type { Admission } from './admission/admission.js';
+import type { Drift } from './drift.js';
 import { HandOver } from './hand-over.js';
 import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable } from './route-table.js';
@@ -46,6 +47,8 @@ export interface ProgramOptions {
   upstreamRelease?: Record<string, string>;
   /** Keys the gateway holds (signing mode), per service: a migrated signed request is signed again with them. */
   signers?: ReadonlyMap<string, Signer>;
+  /** The gateway's drift count (one per gateway, kept across reloads; default: none). */
+  drift?: Drift;
 }
 
 /** Parameter and body ajv instances, made on the first validation (ajv costs start-up time). */
@@ -85,6 +88,8 @@ export function compileProgram(o: ProgramOptions): Program {
     admission: o.admission,
     handOver: o.handOver ?? new HandOver(),
     migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
+    drift: o.drift ?? null,
+    upstreamRelease: o.upstreamRelease ?? {},
   };
 }
 

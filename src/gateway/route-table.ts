@@ -6,6 +6,7 @@ import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import type { ParamTarget } from './validate-params.js';
 import type { RouteGate } from './admission/route-gate.js';
+import type { AnswerWatch } from '../upstream/proxy.js';
 
 export interface Route {
   view: ReleaseView;
@@ -18,6 +19,8 @@ export interface Route {
   deprecation: Record<string, string> | null;
   /** Its admission to the upstream (adaptive limit and queue), found on its first proxied request. */
   gate: RouteGate | undefined;
+  /** What drift watches of the upstream's answers to it (null: nothing), found on its first proxied request. */
+  watch: AnswerWatch | null | undefined;
 }
 
 /**
@@ -26,6 +29,7 @@ export interface Route {
  */
 class ReleaseRoute implements Route {
   gate: RouteGate | undefined = undefined;
+  watch: AnswerWatch | null | undefined = undefined;
   private cached: Map<string, unknown> | undefined;
   private target: ParamTarget | undefined;
 

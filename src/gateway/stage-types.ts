@@ -9,6 +9,7 @@ import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/pr
 import type { Admission } from './admission/admission.js';
 import type { HandOver } from './hand-over.js';
 import type { CrossSiteGuard } from './cross-site.js';
+import type { Drift } from './drift.js';
 import type { Migrations } from './migrate/compile.js';
 import type { CorsPolicy } from './own-headers.js';
 import type { RequestState } from './request-state.js';
@@ -45,6 +46,10 @@ export interface Program {
   handOver: HandOver;
   /** Version changes (null when no served service has any: the stage is skipped). */
   migrate: Migrations | null;
+  /** The gateway's drift count (unknown operations, upstream contradictions); null: none kept. */
+  drift: Drift | null;
+  /** --upstream-release: the release each service's upstream speaks, where the setting names one. */
+  upstreamRelease: Readonly<Record<string, string>>;
 }
 
 /** One request on its way through the pipeline; the adapter renders errors from what it holds. */

@@ -37,6 +37,18 @@ export interface UpstreamRequest {
   onAnswer?(status: number, headers: IncomingHttpHeaders): void;
   /** Rewrites the whole answer body before it is sent (the answer is then buffered whatever its size). */
   rewrite?(status: number, body: Buffer): Buffer;
+  /** Shown the whole body of the answers it wants (the gateway's drift count of the upstream's "no such …" answers). */
+  watch?: AnswerWatch;
+}
+
+/**
+ * Watches some answers of the upstream whole: an answer of a status it wants is buffered (up to
+ * the buffering limit: error answers are small) and, once complete, shown to seen() before it is sent.
+ */
+export interface AnswerWatch {
+  wants(status: number): boolean;
+  /** Must not throw; `req` is the request as forwarded. */
+  seen(status: number, body: Buffer, req: UpstreamRequest): void;
 }
 
 /**
@@ -172,7 +184,7 @@ class Answer implements Dispatcher.DispatchHandler {
     const length = Number(upstreamHeaders['content-length'] ?? NaN);
     if (this.req.method === 'HEAD') {
       if (length >= 0) out['content-length'] = length;
-    } else if (length <= BUFFER_LIMIT || this.req.rewrite) {
+    } else if (length <= BUFFER_LIMIT || this.req.rewrite || (Number.isNaN(length) && this.req.watch?.wants(statusCode))) {
       this.chunks = [];
       return;
     } else if (length >= 0) out['content-length'] = length;
@@ -193,6 +205,7 @@ class Answer implements Dispatcher.DispatchHandler {
     const { chunks, res } = this;
     if (chunks) {
       let body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (this.status >= 400 && this.req.watch?.wants(this.status)) this.req.watch.seen(this.status, body, this.req);
       if (this.req.rewrite) body = this.req.rewrite(this.status, body);
       this.out['content-length'] = body.length;
       res.writeHead(this.status, this.out);

@@ -8,6 +8,8 @@
 // The caller reads and clears `records` (a process of its own: GET /__records, POST /__reset).
 // Request headers shape the answer:
 // x-test-delay-ms delays it; x-test-status sets its status (any number, even an invalid one);
+// x-test-error: "<status> <code>" answers that status with the exchange's envelope {code, msg}
+// ("<status>" alone: no code, an empty JSON object), as the exchange refuses what it does not have;
 // x-test-drip-ms sends the headers, then one body byte every that many ms, never ending;
 // x-test-vary sets a Vary header; x-test-used-weight sets X-MBX-USED-WEIGHT-1M (default: the number of
 // requests recorded); x-test-retry-after adds Retry-After to an x-test-status answer.
@@ -108,6 +110,13 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
         }
         res.end(fixture(fixtures, req.method ?? '', url) ?? JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
       };
+      const error = req.headers['x-test-error'];
+      if (typeof error === 'string') {
+        const [status, code] = error.split(' ');
+        res.statusCode = Number(status);
+        res.setHeader('content-type', 'application/json;charset=UTF-8');
+        return res.end(code === undefined ? '{}' : JSON.stringify({ code: Number(code), msg: 'test refusal' }));
+      }
       const status = req.headers['x-test-status'];
       if (status) {
         // Written by hand: node refuses to send a status outside 100–999 itself.

@@ -39,6 +39,7 @@ export function runTool(name: ToolName, args: string[], opts: { cwd?: string } =
   try {
     process.chdir(opts.cwd ?? ROOT);
     const status = TOOLS[name].run(args);
+    if (typeof status !== 'number') throw new Error(`${name} ${args.join(' ')} did not finish synchronously; run it in a process of its own`);
     return { status, stdout: out.join(''), stderr: err.join('') };
   } finally {
     process.stdout.write = outWrite;

@@ -64,7 +64,7 @@ export function compileMigrations(views: readonly ReleaseView[], o: MigrationOpt
     const endpoint = view.endpoints.find((e) => e.endpoint.key === key && (e.status === 'alive' || e.status === 'deprecated'))!;
     const cache = new Map<string, unknown>();
     r = {
-      view, endpoint, cache, deprecation: null, gate: undefined,
+      view, endpoint, cache, deprecation: null, gate: undefined, watch: undefined,
       params: { label: key, view, parameters: endpoint.parameters, knownParameters: endpoint.knownParameters, constraints: endpoint.endpoint.constraints, cache },
     };
     targets.set(k, r);

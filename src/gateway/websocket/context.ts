@@ -16,7 +16,7 @@ import { WsApiChecker } from './frames.js';
 import { wsApiBase, type WsPaths } from './routes.js';
 import { websocketSecurity, type WsGuard } from './security.js';
 import { frameMigrations, refusingGoneStreams, type FrameMigrations } from './migrate-frames.js';
-import { StreamMatcher } from './stream-names.js';
+import { StreamMatcher, type StreamCheck } from './stream-names.js';
 
 /** Per-service state: its matcher and websocket-API checker, built once. */
 export interface ServiceWs {
@@ -97,8 +97,27 @@ function serviceWs(view: ReleaseView, opts: WebsocketOptions, ajv: Ajv): Service
   const migrations = frameMigrations(view, { upstreamRelease: opts.upstreamRelease, signing: opts.security?.signing, ajv, strict, logger: opts.logger });
   const out: ServiceWs = { view, release: view.release?.id, migrations };
   const streamsBase = upstreamBase(s, 'streams', overrides);
-  if (streamsBase && s.streams.length) out.streams = { base: streamsBase, matcher: refusingGoneStreams(new StreamMatcher(view), migrations) };
+  if (streamsBase && s.streams.length) out.streams = { base: streamsBase, matcher: countingUnknown(refusingGoneStreams(new StreamMatcher(view), migrations), opts.drift) };
   const apiBase = upstreamBase(s, 'wsApi', overrides);
-  if (apiBase && s.wsMethods.length) out.wsApi = { base: wsApiBase(apiBase, s.wsApiPath!), checker: new WsApiChecker(view, ajv, strict) };
+  if (apiBase && s.wsMethods.length) {
+    const checker = new WsApiChecker(view, ajv, strict);
+    const { drift } = opts;
+    if (drift) checker.unknown = (name) => drift.unknownOperation('ws-api', '', name, s.id);
+    out.wsApi = { base: wsApiBase(apiBase, s.wsApiPath!), checker };
+  }
   return out;
+}
+
+/** A stream matcher that also counts the names matching no template of the catalogue (drift). */
+function countingUnknown(matcher: StreamMatcher, drift: WebsocketOptions['drift']): StreamMatcher {
+  if (!drift) return matcher;
+  const check = matcher.check.bind(matcher);
+  const service = matcher.view.service.id;
+  return Object.assign(Object.create(matcher) as StreamMatcher, {
+    check(name: string): StreamCheck {
+      const c = check(name);
+      if (!c.ok && c.unknown) drift.unknownOperation('stream', '', name, service);
+      return c;
+    },
+  });
 }

@@ -6,6 +6,7 @@ import type { WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import type { CrossSiteGuard } from '../cross-site.js';
+import type { Drift } from '../drift.js';
 import type { GatewayError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { WsSecurity } from './security.js';
@@ -37,6 +38,8 @@ export interface WebsocketOptions {
   userDataKeepAliveMs?: number;
   /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
   upstreamRelease?: ReadonlyMap<string, string>;
+  /** Where methods and stream names the catalogue does not know are counted (GET /_gateway/drift). */
+  drift?: Pick<Drift, 'unknownOperation'>;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;

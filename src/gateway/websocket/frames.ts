@@ -73,6 +73,8 @@ export class WsApiChecker {
   private readonly releaseLabel: string;
   /** [wssign] Params the gateway supplies to a request (signing mode): not required of the client. */
   supplies?: (method: WsMethod, params: Record<string, unknown>) => ReadonlySet<string> | undefined;
+  /** Told the name of a method the catalogue knows at no release (drift). */
+  unknown?: (name: string) => void;
 
   constructor(
     readonly view: ReleaseView,
@@ -119,7 +121,10 @@ export class WsApiChecker {
 
   private notServed(name: string): GatewayError {
     const lives = this.view.service.wsMethods.filter((m) => m.name === name);
-    if (!lives.length) return new GatewayError('notFound', `Unknown websocket API method '${name}': not in the catalogue.`);
+    if (!lives.length) {
+      this.unknown?.(name);
+      return new GatewayError('notFound', `Unknown websocket API method '${name}': not in the catalogue.`);
+    }
     // Of several lives of one method, name the one nearest the pin: the last removed, else the next added.
     const removed = lives.filter((m) => this.view.status(m) === 'removed').at(-1);
     const m = removed ?? lives[0];

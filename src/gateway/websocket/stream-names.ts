@@ -7,8 +7,11 @@ import { lifecycleFacts } from '../../catalogue/lifecycle.js';
 import type { EnumValue, Stream } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 
-/** gone: the name is valid at the pin but the upstream no longer has it (a version change refuses it). */
-export type StreamCheck = { ok: true; stream: Stream } | { ok: false; reason: string; gone?: boolean };
+/**
+ * gone: the name is valid at the pin but the upstream no longer has it (a version change refuses it);
+ * unknown: it matches no template the catalogue knows at any release (drift).
+ */
+export type StreamCheck = { ok: true; stream: Stream } | { ok: false; reason: string; gone?: boolean; unknown?: boolean };
 
 interface Compiled {
   stream: Stream;
@@ -44,9 +47,12 @@ export class StreamMatcher {
   /** Check one concrete stream name; a refusal names the release facts that rule it out. */
   check(name: string): StreamCheck {
     for (const c of this.alive) if (c.regex.test(name)) return { ok: true, stream: c.stream };
-    return { ok: false, reason: `Invalid stream name '${name}'${this.pinned}: ${this.explain(name)}.` };
+    const facts = this.explain(name);
+    if (!facts) return { ok: false, unknown: true, reason: `Invalid stream name '${name}'${this.pinned}: it matches no stream of the catalogue (stream names are lower case, e.g. btcusdt@aggTrade).` };
+    return { ok: false, reason: `Invalid stream name '${name}'${this.pinned}: ${facts}.` };
   }
 
+  /** Why a name known to the catalogue is not served at the pin; '' when it matches no template at all. */
   private explain(name: string): string {
     const { view } = this;
     const releases = view.service.releases;
@@ -70,8 +76,7 @@ export class StreamMatcher {
         facts.push(`<${ph}> of ${c.stream.name}: ${enumName} value ${value} was ${lifecycleFacts(def, releases, view.at)} (valid: ${valid})`);
       }
     }
-    if (facts.length) return facts.join('; ');
-    return 'it matches no stream of the catalogue (stream names are lower case, e.g. btcusdt@aggTrade)';
+    return facts.join('; ');
   }
 
   private compile(stream: Stream, values: (enumName: string) => readonly EnumValue[]): Compiled {
