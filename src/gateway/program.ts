@@ -14,6 +14,7 @@ import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable } from './route-table.js';
 import { compileMigrations } from './migrate/compile.js';
 import type { Signer } from '../upstream/signing/signers.js';
+import type { UserDataBridge } from './user-data/bridge.js';
 
 export interface ProgramOptions {
   views: ReleaseView[];
@@ -46,6 +47,8 @@ export interface ProgramOptions {
   upstreamRelease?: Record<string, string>;
   /** Keys the gateway holds (signing mode), per service: a migrated signed request is signed again with them. */
   signers?: ReadonlyMap<string, Signer>;
+  /** [user data] The listen-key bridge (one per gateway, kept across reloads). */
+  userData?: UserDataBridge;
 }
 
 /** Parameter and body ajv instances, made on the first validation (ajv costs start-up time). */
@@ -85,6 +88,7 @@ export function compileProgram(o: ProgramOptions): Program {
     admission: o.admission,
     handOver: o.handOver ?? new HandOver(),
     migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
+    userData: o.userData,
   };
 }
 

@@ -10,6 +10,7 @@ import type { Admission } from './admission/admission.js';
 import type { HandOver } from './hand-over.js';
 import type { CrossSiteGuard } from './cross-site.js';
 import type { Migrations } from './migrate/compile.js';
+import type { UserDataBridge } from './user-data/bridge.js';
 import type { CorsPolicy } from './own-headers.js';
 import type { RequestState } from './request-state.js';
 import type { Route, RouteTable } from './route-table.js';
@@ -45,6 +46,8 @@ export interface Program {
   handOver: HandOver;
   /** Version changes (null when no served service has any: the stage is skipped). */
   migrate: Migrations | null;
+  /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
+  userData?: UserDataBridge;
 }
 
 /** One request on its way through the pipeline; the adapter renders errors from what it holds. */

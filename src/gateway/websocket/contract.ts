@@ -9,6 +9,7 @@ import type { CrossSiteGuard } from '../cross-site.js';
 import type { GatewayError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { WsSecurity } from './security.js';
+import type { UserDataBridge } from '../user-data/bridge.js';
 
 export interface WebsocketOptions {
   views: ReleaseView[];
@@ -35,6 +36,8 @@ export interface WebsocketOptions {
   crossSite?: CrossSiteGuard;
   /** [wssign] Tests only: keep-alive interval of user-data streams in signing mode (default: the catalogue's keepAlive.interval). */
   userDataKeepAliveMs?: number;
+  /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
+  userData?: UserDataBridge;
   /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
   upstreamRelease?: ReadonlyMap<string, string>;
 }
