@@ -91,10 +91,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
   const security = securityHooks(config, pinned.default.views, setupLog);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
-  // Rate limits live across reloads (their counts must not reset); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog);
-  // [user data] The listen-key bridge: one per gateway, with the key and settings it started with.
-  const userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
+  // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const beforeProxy = opts.beforeProxy ?? [];

@@ -13,9 +13,10 @@ import { durationSeconds } from '../../catalogue/duration.js';
 import type { Service } from '../../catalogue/model.js';
 import { listenKeyOf } from '../../catalogue/user-data-streams.js';
 import type { Logger } from '../../log.js';
+import type { Secret } from '../../upstream/signing/secret.js';
+import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
 import { GatewayError } from '../errors.js';
-import type { WsSigning } from '../websocket/frame-signing.js';
 import { ListenKeys, type HeldKey } from './listen-keys.js';
 import { UpstreamSubscription } from './upstream-subscription.js';
 
@@ -31,11 +32,19 @@ export interface UserDataSettings {
   lingerMs: number;
 }
 
+/** The gateway's key for the websocket API (signing mode; the shape of websocket/frame-signing.ts WsSigning). */
+export interface BridgeSigning {
+  apiKey: Secret;
+  signer: Signer;
+  recvWindow?: string;
+  clock?: () => number;
+}
+
 export interface UserDataOptions {
   service: Service;
   /** The release the upstream speaks (the program's). */
   upstreamRelease?: string;
-  signing: WsSigning;
+  signing: BridgeSigning;
   /** The websocket API's URL, base and path joined. */
   wsApiUrl: string;
   settings: UserDataSettings;
