@@ -15,7 +15,7 @@ import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { closed, connect, isRefused, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
-import { dir, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { dir, ED, ED_KEY, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 
 const test = suite('user data: the listen-key bridge and today\'s subscription through the gateway');
 
@@ -176,6 +176,38 @@ test('today\'s frames with a token only: the gateway signs userDataStream.subscr
   c.ws.close();
 });
 
+test('an Ed25519 key held by the gateway: session.logon with params {} is signed, then userDataStream.subscribe; logout ends it', async () => {
+  const ed = await startGateway(readConfig(args(), { EXCHANGE_API_KEY: ED_KEY, EXCHANGE_PRIVATE_KEY_FILE: ED.privateFile }), { logger: createLogger('silent') });
+  try {
+    const c = await open(`${wsBase(ed)}/@2026.08.21/ws-api/v3`, { headers: bearer(TOKENS.bot) });
+    const call = async (id: string, method: string, params: Record<string, unknown> = {}) => {
+      c.ws.send(JSON.stringify({ id, method, params }));
+      return JSON.parse(String((await nextMessage(c.ws)).data));
+    };
+    const logon = await call('in', 'session.logon');
+    assert.equal([logon.status, logon.result.apiKey], [200, ED_KEY]);
+    const sub = await call('sub', 'userDataStream.subscribe');
+    assert.is(sub.status, 200);
+    await up.emit(EVENTS[1]);
+    assert.equal(JSON.parse(String((await nextMessage(c.ws)).data)), { subscriptionId: sub.result.subscriptionId, event: EVENTS[1] });
+    assert.equal((await up.userData()).frames.map((f) => [f.method, f.verified]), [['session.logon', true], ['userDataStream.subscribe', null]]);
+    assert.is((await call('out', 'session.logout')).status, 200);
+    assert.is((await up.userData()).active, 0);
+    c.ws.close();
+  } finally {
+    await ed.close();
+  }
+});
+
+test('plan and diff explain the bridge', async () => {
+  const plan = await (await fetch(`${gw.url}/_gateway/plan?release=3.12.0&operation=${encodeURIComponent('stream <listenKey>')}`)).json() as { decision: string; plan: { bridge: { events: { client: unknown; expired: unknown } } } };
+  assert.match(plan.decision, /^answered by the gateway itself \(2026\.01\.21 listen-key-stream: bridge listenKeys, feed\), holding ws-api userDataStream\.subscribe\.signature upstream/);
+  assert.equal(plan.plan.bridge.events.client, '<event>');
+  assert.equal(plan.plan.bridge.events.expired, { e: 'listenKeyExpired', E: '<eventTime>', listenKey: '<listenKey>' });
+  const rest = await (await fetch(`${gw.url}/_gateway/plan?release=3.12.0&operation=${encodeURIComponent('POST /api/v3/userDataStream')}`)).json() as { decision: string };
+  assert.match(rest.decision, /listen-key-create: bridge listenKeys, create/);
+});
+
 test('without a key: the three old calls answer 410 naming userDataStream.subscribe…; nothing reaches the stub', async () => {
   for (const method of ['POST', 'PUT', 'DELETE']) {
     const q = method === 'POST' ? '' : `?listenKey=${'a'.repeat(60)}`;
@@ -232,7 +264,8 @@ test('bounds: the made-up listen-key probe, a token without the right, 1 000 cre
   assert.is(keys.size, 10); // GATEWAY_USER_DATA_KEYS_PER_TOKEN's default; then the newest is answered again
   const streams = await Promise.all([...keys].map((k) => open(`${wsBase(gw)}/@3.12.0/ws/${k}?token=${TOKENS.other}`)));
   await until(async () => (await up.userData()).active === 1);
-  assert.is((await fetch(`${gw.url}/api/v3/ping`)).status !== 0, true);
+  const health = await fetch(`${gw.url}/_gateway/health`);
+  assert.is(health.status, 200); // still answering
   for (const s of streams) s.ws.close();
   await until(async () => (await up.userData()).active === 0);
   assert.equal(await up.records(), []);
