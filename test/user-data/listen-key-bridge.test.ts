@@ -199,6 +199,24 @@ test('an Ed25519 key held by the gateway: session.logon with params {} is signed
   }
 });
 
+test('a listen key not renewed in time gets listenKeyExpired, and no more events; its subscription ends', async () => {
+  const short = await startGateway(readConfig(args(), { EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET }), { logger: createLogger('silent'), websocket: { userDataExpiresAfterMs: 600 } });
+  try {
+    const r = await fetch(`${pinned(short)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
+    const { listenKey } = await r.json() as { listenKey: string };
+    const c = await open(`${wsBase(short)}/@3.12.0/ws/${listenKey}?token=${TOKENS.bot}`);
+    await until(async () => (await up.userData()).active === 1);
+    const expired = JSON.parse(String((await nextMessage(c.ws, 3000)).data)) as { e: string; E: number; listenKey: string };
+    assert.equal([expired.e, typeof expired.E, expired.listenKey], ['listenKeyExpired', 'number', listenKey]); // the old event's shape (user-data-stream.md @3c4a33d^)
+    await until(async () => (await up.userData()).active === 0);
+    const renew = await fetch(`${pinned(short)}/api/v3/userDataStream?listenKey=${listenKey}`, { method: 'PUT', headers: bearer(TOKENS.bot) });
+    assert.is(renew.status, 400); // gone: a new key must be created
+    c.ws.close();
+  } finally {
+    await short.close();
+  }
+});
+
 test('plan and diff explain the bridge', async () => {
   const plan = await (await fetch(`${gw.url}/_gateway/plan?release=3.12.0&operation=${encodeURIComponent('stream <listenKey>')}`)).json() as { decision: string; plan: { bridge: { events: { client: unknown; expired: unknown } } } };
   assert.match(plan.decision, /^answered by the gateway itself \(2026\.01\.21 listen-key-stream: bridge listenKeys, feed\), holding ws-api userDataStream\.subscribe\.signature upstream/);
