@@ -164,7 +164,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
 function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, limits: RateLimiting, logger: Logger, opts: StartOptions): WebsocketOptions {
   return {
     views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
-    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits,
+    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits, maxListenKeys: cfg.userDataKeysPerToken,
     upstreamRelease: served.program.migrate?.upstreamRelease, ...opts.websocket,
   };
 }

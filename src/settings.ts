@@ -102,7 +102,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'how long a websocket client is held (not read) for an upstream that does not take its frames; then both are closed' },
   { key: 'userDataKeysPerToken', flag: 'user-data-keys-per-token', env: 'GATEWAY_USER_DATA_KEYS_PER_TOKEN', arg: '<n>', default: '10', parse: int(1, 100), reload: false,
     help: 'listen keys one client token may hold at once (1-100); past it, creating one answers the token\'s newest key again',
-    doc: 'listen keys one client token may hold at once, at most 100 (signing mode, a client pinned where listen keys were alive; see docs/user-data.md); past it, `POST /api/v3/userDataStream` answers the token\'s newest key again, renewed, as the exchange answered a second POST with the account\'s active key' },
+    doc: 'listen keys one client token may hold at once, at most 100 (signing mode, a client pinned where listen keys were alive; see docs/user-data.md); past it, creating another answers the token\'s newest key again, renewed, as the exchange answered a second creation with the account\'s active key; also the most listen keys one stream connection may carry' },
   { key: 'userDataKeys', flag: 'user-data-keys', env: 'GATEWAY_USER_DATA_KEYS', arg: '<n>', default: '1000', parse: int(1, 1_000_000), reload: false,
     help: 'listen keys the gateway holds at once, all tokens together; past it, creating one is refused (503)' },
   { key: 'userDataLingerMs', flag: 'user-data-linger', env: 'GATEWAY_USER_DATA_LINGER_MS', arg: ms, default: '1000', parse: int(0, 600_000), reload: false,

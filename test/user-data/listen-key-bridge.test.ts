@@ -289,6 +289,23 @@ test('bounds: the made-up listen-key probe, a token without the right, 1 000 cre
   assert.equal(await up.records(), []);
 });
 
+test('an upstream still at 3.12.0 (keep-alive path): the probe gets 403 without the right, 400 past the per-connection bound; nothing upstream', async () => {
+  const old = await startGateway(readConfig(args(['--upstream-release', 'exchange=3.12.0']), { EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET }), { logger: createLogger('silent') });
+  try {
+    const names = Array.from({ length: 200 }, (_, i) => `${'k'.repeat(56)}${String(i).padStart(4, '0')}`).join('/');
+    for (let i = 0; i < 10; i++) {
+      const narrow = await connect(`${wsBase(old)}/@3.12.0/stream?streams=${names}&token=${TOKENS.narrow}`);
+      assert.ok(isRefused(narrow) && narrow.status === 403, 'no right: 403');
+      const many = await connect(`${wsBase(old)}/@3.12.0/stream?streams=${names}&token=${TOKENS.bot}`);
+      assert.ok(isRefused(many) && many.status === 400, 'past the bound: 400');
+    }
+    await sleep(100);
+    assert.equal(await up.records(), []);
+  } finally {
+    await old.close();
+  }
+});
+
 test('200 connect-and-drop cycles bring upstream subscriptions back to 0 within seconds; no secret or token in any log line', async () => {
   const r = await fetch(`${pinned(gw)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
   const { listenKey } = await r.json() as { listenKey: string };

@@ -38,6 +38,8 @@ export interface WebsocketOptions {
   userDataKeepAliveMs?: number;
   /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
   userData?: UserDataBridge;
+  /** [user data] Listen keys one stream connection may carry (GATEWAY_USER_DATA_KEYS_PER_TOKEN). */
+  maxListenKeys?: number;
   /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
   upstreamRelease?: ReadonlyMap<string, string>;
 }

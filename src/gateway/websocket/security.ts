@@ -13,6 +13,7 @@ import type { WsApiChecker } from './frames.js';
 import { authenticateUpgrade } from './upgrade-auth.js';
 import { userDataKeeper } from './user-data.js';
 import type { UserDataBridge } from '../user-data/bridge.js';
+import { GatewayError } from '../errors.js';
 
 export type { WsSigning } from './frame-signing.js';
 
@@ -36,6 +37,8 @@ export interface WsSecurityOptions {
   userDataKeepAliveMs?: number;
   /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
   userData?: UserDataBridge;
+  /** [user data] Listen keys one stream connection may carry (GATEWAY_USER_DATA_KEYS_PER_TOKEN). */
+  maxListenKeys?: number;
 }
 
 /** What the websocket gateway asks of it on each upgrade (index.ts, admission.ts). */
@@ -68,6 +71,9 @@ export function websocketSecurity(o: WsSecurityOptions): WsGuard | undefined {
     streamsOpened(names, templates) {
       if (!keeper) return undefined;
       const keys = names.filter((_, i) => templates[i] === keeper.template);
+      // Each listen key held costs keep-alives and a close upstream: bounded per connection, whatever the client names.
+      const max = o.maxListenKeys ?? 10;
+      if (keys.length > max) throw new GatewayError('invalid', `A stream connection may carry at most ${max} listen keys (GATEWAY_USER_DATA_KEYS_PER_TOKEN); it names ${keys.length}.`);
       return keys.length ? () => keeper.hold(keys) : undefined;
     },
   };
