@@ -237,6 +237,12 @@ test('without a key: the three old calls answer 410 naming userDataStream.subscr
   }
   const s = await connect(`${wsBase(keyless)}/@3.12.0/ws/${'a'.repeat(60)}?token=${TOKENS.bot}`);
   assert.ok(isRefused(s) && s.status === 410, 'the listen-key stream is refused 410');
+  const c = await open(`${wsBase(keyless)}/@3.12.0/ws-api/v3`, { headers: bearer(TOKENS.bot) });
+  c.ws.send(JSON.stringify({ id: 'start', method: 'userDataStream.start', params: { apiKey: 'client-key' } }));
+  const frame = JSON.parse(String((await nextMessage(c.ws)).data)) as { status: number; error: { code: number; msg: string } };
+  assert.equal([frame.status, frame.error.code], [410, -1020]);
+  assert.match(frame.error.msg, /use ws-api userDataStream\.subscribe\.signature|use userDataStream\.subscribe\.signature/);
+  c.ws.close();
   assert.equal(await up.records(), []);
   assert.equal((await up.userData()).frames, []);
 });
