@@ -50,6 +50,10 @@ export interface GatewayConfig {
   wsMaxBuffered: number;
   /** How long a websocket client may be held (not read) for an upstream that does not read, before both are closed (ms). */
   wsMaxHoldMs: number;
+  /** Listen keys per client token (1–100), in all, and how long the upstream user-data subscription outlives its last stream (ms). */
+  userDataKeysPerToken: number;
+  userDataKeys: number;
+  userDataLingerMs: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
   signing?: SigningSettings;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */

@@ -27,6 +27,8 @@ import { drain } from './server/drain.js';
 import { createReloader, type Reloader } from './server/reload.js';
 import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
 import { restUpstreams } from './server/upstreams.js';
+import { userDataFor } from './server/user-data.js';
+import type { UserDataBridge } from './gateway/user-data/bridge.js';
 import { watchForReload } from './server/watch.js';
 import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
 import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
@@ -59,7 +61,7 @@ export interface StartOptions {
   plugins?: PluginRegistry;
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
-  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number };
+  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number; userDataExpiresAfterMs?: number };
   /** Read the configuration again on reload (the CLI re-reads flags, environment and the config file). */
   reread?: () => GatewayConfig;
   /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
@@ -67,7 +69,7 @@ export interface StartOptions {
 }
 
 /** What a configuration contributes to a program; recomputed on every reload. */
-function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHooks, limits: RateLimiting, beforeProxy: Hook[], hash: string) {
+function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHooks, limits: RateLimiting, beforeProxy: Hook[], hash: string, userData: UserDataBridge | undefined) {
   return {
     upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
     // Limits after signing: an account's limits count the API key actually sent (the gateway's own in signing mode).
@@ -75,7 +77,7 @@ function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHo
     corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],
     admission: { ceiling: cfg.routeConcurrency, queue: cfg.routeQueue, queueWaitMs: cfg.routeQueueWaitMs }, hash, adminTokens: security.adminTokens, adminReload: cfg.adminReload,
     timeoutMs: cfg.timeoutMs, maxPipelined: cfg.maxPipelined, upstreamConnections: cfg.upstreamConnections,
-    upstreamRelease: cfg.upstreamRelease, signers: security.signers,
+    upstreamRelease: cfg.upstreamRelease, signers: security.signers, userData,
   };
 }
 
@@ -90,14 +92,14 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
   const security = securityHooks(config, pinned.default.views, setupLog);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
-  // Rate limits live across reloads (their counts must not reset); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog);
+  // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const beforeProxy = opts.beforeProxy ?? [];
   const gateway = createGateway({
     pinned, plugins: opts.plugins ?? builders!.plugins, logger,
-    ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash),
+    ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash, userData),
     ready: () => ready, reload: (trigger) => reloader.reload(trigger), lastReload: () => reloader.last(),
     health: () => (fleet ? { fleet: fleet.status() } : {}),
   });
@@ -119,7 +121,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       const before = reloader.config();
       limits.reconfigure(cfg, nextPinned.default.views);
       try {
-        gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash));
+        gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash, userData));
       } catch (e) {
         limits.reconfigure(before, serving.default.views);
         throw e;
@@ -132,7 +134,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite }), logger);
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData }), logger);
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
@@ -155,7 +157,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     logger,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs, acceptGraceMs = reloader.config().acceptGraceMs) =>
-      (closing ??= (ready = false, watching?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs))),
+      (closing ??= (ready = false, watching?.close(), userData?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
 }
@@ -169,7 +171,7 @@ async function shareAcrossWorkers(gateway: Gateway): Promise<void> {
 function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, limits: RateLimiting, logger: Logger, opts: StartOptions): WebsocketOptions {
   return {
     views: served.views, upstreams: cfg.upstreams, strict: cfg.strict, timeoutMs: cfg.timeoutMs, maxPayload: cfg.bodyLimit, logger, metrics: gateway.metrics,
-    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits,
+    maxBufferedBytes: cfg.wsMaxBuffered, maxHoldMs: cfg.wsMaxHoldMs, frameLimits: limits, maxListenKeys: cfg.userDataKeysPerToken,
     upstreamRelease: served.program.migrate?.upstreamRelease, drift: gateway.drift, ...opts.websocket,
   };
 }

@@ -43,7 +43,8 @@ function verdicts(service: Service, c: Change): string[] {
       phrase = `carried to the replacement by version change ${change.id}`;
     } else {
       const how = covers(change, unbridgeableAt(service, r, key), event);
-      phrase = how === 'change' ? `bridged by version change ${change!.id}`
+      const bridge = change?.request.find((x) => x.kind === 'bridge');
+      phrase = how === 'change' ? `bridged by version change ${change!.id}${bridge ? ` (in signing mode the gateway answers it itself: ${bridge.name} ${bridge.action}, holding ${bridge.via} upstream; without a key 410)` : ''}`
         : how === 'unbridgeable' ? 'not bridged: refused 410 (declared unbridgeable)' : 'not bridged: no version change carries them';
     }
     byPhrase.set(phrase, [...(byPhrase.get(phrase) ?? []), key]);

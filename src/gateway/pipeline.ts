@@ -21,7 +21,7 @@ import { checkParams, repeatableParams } from './validate-params.js';
 import type { RequestState } from './request-state.js';
 import type { Exchange, Program } from './stage-types.js';
 import { migrateRequest } from './migrate/stage.js';
-import { build, forward } from './handlers.js';
+import { answerBridged, build, forward } from './handlers.js';
 
 export type { RequestState } from './request-state.js';
 
@@ -153,6 +153,7 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   if (p.migrate !== null) {
     const plan = p.migrate.planOf(route);
     if (plan !== null) ex.migrated = migrateRequest(p, state, plan);
+    if (state.bridged) return answerBridged(p, ex, state); // the gateway answers it: no hook, nothing forwarded
   }
   for (const h of p.hooks) if (h.prepare) await h.prepare(state);
   if (ex.cancellation.gone) throw ex.cancellation.reason ?? new ClientGone(); // never act for a client that left

@@ -15,6 +15,7 @@ import type { Hook, Program } from './pipeline.js';
 import { buildRouteTable } from './route-table.js';
 import { compileMigrations } from './migrate/compile.js';
 import type { Signer } from '../upstream/signing/signers.js';
+import type { UserDataBridge } from './user-data/bridge.js';
 
 export interface ProgramOptions {
   views: ReleaseView[];
@@ -49,6 +50,8 @@ export interface ProgramOptions {
   signers?: ReadonlyMap<string, Signer>;
   /** The gateway's drift count (one per gateway, kept across reloads; default: none). */
   drift?: Drift;
+  /** [user data] The listen-key bridge (one per gateway, kept across reloads). */
+  userData?: UserDataBridge;
 }
 
 /** Parameter and body ajv instances, made on the first validation (ajv costs start-up time). */
@@ -90,6 +93,7 @@ export function compileProgram(o: ProgramOptions): Program {
     migrate: compileMigrations(o.views, { upstreamRelease: o.upstreamRelease, signers: o.signers }),
     drift: o.drift ?? null,
     upstreamRelease: o.upstreamRelease ?? {},
+    userData: o.userData,
   };
 }
 

@@ -1,7 +1,9 @@
 // The request as the stages see it on its way to the handler: what hooks may change, and what the
 // migrate stage replaces when a version change carries it to another operation.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { PlanBridge } from '../catalogue/changes/compose.js';
 import type { AnswerStep } from '../catalogue/changes/types.js';
+import type { TokenEntry } from './client-auth/tokens.js';
 import type { Route } from './route-table.js';
 
 /** What hooks see and may change: the request as it will be forwarded. */
@@ -23,4 +25,8 @@ export interface RequestState {
   method?: string;
   /** Set by the migrate stage: how the answer comes back down to the client's release. */
   answer?: readonly AnswerStep[];
+  /** Set by the client-auth hook: the client's token entry. */
+  token?: TokenEntry;
+  /** Set by the migrate stage: the gateway answers the request itself through this bridge (nothing is forwarded). */
+  bridged?: PlanBridge;
 }

@@ -11,6 +11,7 @@ import type { HandOver } from './hand-over.js';
 import type { CrossSiteGuard } from './cross-site.js';
 import type { Drift } from './drift.js';
 import type { Migrations } from './migrate/compile.js';
+import type { UserDataBridge } from './user-data/bridge.js';
 import type { CorsPolicy } from './own-headers.js';
 import type { RequestState } from './request-state.js';
 import type { Route, RouteTable } from './route-table.js';
@@ -50,6 +51,8 @@ export interface Program {
   drift: Drift | null;
   /** --upstream-release: the release each service's upstream speaks, where the setting names one. */
   upstreamRelease: Readonly<Record<string, string>>;
+  /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
+  userData?: UserDataBridge;
 }
 
 /** One request on its way through the pipeline; the adapter renders errors from what it holds. */

@@ -35,6 +35,7 @@ const wsTokens = join(dir, 'ws-tokens.yaml');
 writeFileSync(wsTokens, `tokens:
   - name: ws-trader
     hash: ${hashLine(TOKENS.trader)}
+    rights: [user-data]
     allow:
       - GET /api/v3/*
       - POST /api/v3/userDataStream
@@ -117,7 +118,8 @@ const ENVS = {
 
 async function gateway(env: NodeJS.ProcessEnv, keepAliveMs?: number): Promise<RunningGateway> {
   const args = [
-    '--port', '0', '--release', '3.12.0', '--tokens-file', wsTokens, '--upstream', `exchange=${rest.url}`,
+    // An upstream that still speaks 3.12.0 (listen keys alive): the keep-alive path, not the listen-key bridge.
+    '--port', '0', '--release', '3.12.0', '--upstream-release', 'exchange=3.12.0', '--tokens-file', wsTokens, '--upstream', `exchange=${rest.url}`,
     '--upstream', `exchange.wsApi=${ws.url}`, '--upstream', `exchange.streams=${ws.url}`,
   ];
   const g = await startGateway(readConfig(args, env), {

@@ -13,12 +13,21 @@
 // x-test-drip-ms sends the headers, then one body byte every that many ms, never ending;
 // x-test-vary sets a Vary header; x-test-used-weight sets X-MBX-USED-WEIGHT-1M (default: the number of
 // requests recorded); x-test-retry-after adds Retry-After to an x-test-status answer.
+// Its websocket API (/ws-api/v3) speaks today's user-data mechanism only (the exchange's docs at
+// binance-spot-api-docs a5e0bc3): userDataStream.subscribe.signature (verified like REST: every param
+// but signature, sorted, `name=value&…`), session.logon (Ed25519 keys only) then userDataStream.subscribe,
+// userDataStream.unsubscribe (one subscriptionId or all), session.subscriptions, session.status/logout;
+// events are sent wrapped, {"subscriptionId": n, "event": {…}}, on POST /__user-data/event (body: the
+// event), to every active subscription; GET /__user-data reports the active subscriptions and every
+// frame received. Retired calls (REST /api/v3/userDataStream, userDataStream.start/ping/stop) answer
+// as unknown operations do (404; an error frame) and are recorded.
 // fixtures=<dir> (UPSTREAM_FIXTURES for a process of its own): a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
 // is answered with that file (realistic shapes for clients such as ccxt that parse the answer); any
 // other request gets the usual {ok:true,…} echo.
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { join } from 'node:path';
 import { startedOn } from '../../src/cli/entry.js';
 
@@ -64,9 +73,103 @@ function verifySignature(keys: Record<string, Key>, apiKey: string | undefined, 
   return { ok, reason: ok ? undefined : `${pub.asymmetricKeyType} signature mismatch` };
 }
 
+/** A websocket-API frame the stand-in received: its method, and whether a signature it carried verified. */
+export interface WsApiRecord { method: string; verified: boolean | null; params: Record<string, unknown> }
+
+/** The user-data side of the stand-in's websocket API. */
+export interface UserDataSide { frames: WsApiRecord[]; active(): number; emit(event: unknown): number; reset(): void; close(): void }
+
+/** Verify a websocket-API signature (params sorted, every one but signature, `name=value&…`). */
+function verifyWsParams(keys: Record<string, Key>, params: Record<string, unknown>, only?: 'ed25519'): { ok: boolean; reason?: string } {
+  const key = typeof params.apiKey === 'string' ? keys[params.apiKey] : undefined;
+  if (!key) return { ok: false, reason: 'unknown API key' };
+  if (typeof params.signature !== 'string' || typeof params.timestamp !== 'number') return { ok: false, reason: 'signature and timestamp required' };
+  const payload = Object.keys(params).sort().filter((k) => k !== 'signature' && params[k] !== undefined)
+    .map((k) => `${k}=${encodeURIComponent(typeof params[k] === 'object' ? JSON.stringify(params[k]) : String(params[k]))}`).join('&');
+  if ('hmac' in key) {
+    if (only) return { ok: false, reason: 'only Ed25519 keys may log on' };
+    const want = createHmac('sha256', key.hmac).update(payload).digest('hex');
+    return { ok: params.signature.length === want.length && timingSafeEqual(Buffer.from(params.signature), Buffer.from(want)) };
+  }
+  const pub = createPublicKey(key.publicKey);
+  if (only && pub.asymmetricKeyType !== only) return { ok: false, reason: 'only Ed25519 keys may log on' };
+  return { ok: verify(pub.asymmetricKeyType === 'ed25519' ? null : 'sha256', Buffer.from(payload), pub, Buffer.from(params.signature, 'base64')) };
+}
+
+/** Today's websocket API on `server` (path /ws-api/v3): user-data subscriptions and sessions. */
+function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
+  const frames: WsApiRecord[] = [];
+  const subs = new Map<WebSocket, Set<number>>();
+  let nextId = 0;
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0] !== '/ws-api/v3') return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      let logon: string | undefined;
+      let sessionSub: number | undefined;
+      subs.set(ws, new Set());
+      ws.on('close', () => subs.delete(ws));
+      ws.on('message', (data) => {
+        let req: { id?: unknown; method?: unknown; params?: Record<string, unknown> };
+        try { req = JSON.parse(String(data)); } catch { return; }
+        const method = String(req.method);
+        const params = req.params && typeof req.params === 'object' ? req.params : {};
+        const signed = params.signature !== undefined ? verifyWsParams(keys, params, method === 'session.logon' ? 'ed25519' : undefined) : undefined;
+        frames.push({ method, verified: signed ? signed.ok : null, params });
+        const mine = subs.get(ws)!;
+        const answer = (status: number, body: Record<string, unknown>) => ws.send(JSON.stringify({ id: req.id ?? null, status, ...body }));
+        const fail = (status: number, code: number, msg: string) => answer(status, { error: { code, msg } });
+        const status = () => ({ apiKey: logon ?? null, authorizedSince: logon ? 1 : null, connectedSince: 1, returnRateLimits: false, serverTime: Date.now(), userDataStream: mine.size > 0 });
+        switch (method) {
+          case 'userDataStream.subscribe.signature': {
+            if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
+            const id = nextId++;
+            mine.add(id);
+            return answer(200, { result: { subscriptionId: id } });
+          }
+          case 'session.logon':
+            if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
+            logon = String(params.apiKey);
+            return answer(200, { result: status() });
+          case 'session.status': return answer(200, { result: status() });
+          case 'session.logout':
+            if (sessionSub !== undefined) mine.delete(sessionSub);
+            logon = undefined;
+            sessionSub = undefined;
+            return answer(200, { result: status() });
+          case 'userDataStream.subscribe':
+            if (!logon) return fail(401, -2015, 'Invalid API-key, IP, or permissions for action.');
+            if (sessionSub !== undefined) return fail(400, -1000, 'Already subscribed.');
+            sessionSub = nextId++;
+            mine.add(sessionSub);
+            return answer(200, { result: { subscriptionId: sessionSub } });
+          case 'userDataStream.unsubscribe':
+            if (params.subscriptionId === undefined) mine.clear();
+            else mine.delete(Number(params.subscriptionId));
+            return answer(200, { result: {} });
+          case 'session.subscriptions': return answer(200, { result: [...mine].map((subscriptionId) => ({ subscriptionId })) });
+          default: return fail(400, -1020, 'This operation is not supported.');
+        }
+      });
+    });
+  });
+  return {
+    frames,
+    active: () => [...subs.values()].reduce((n, s) => n + s.size, 0),
+    emit(event) {
+      let n = 0;
+      for (const [ws, ids] of subs) for (const subscriptionId of ids) { ws.send(JSON.stringify({ subscriptionId, event })); n++; }
+      return n;
+    },
+    reset: () => { frames.length = 0; },
+    close: () => { for (const ws of wss.clients) ws.terminate(); },
+  };
+}
+
 /** The stand-in's server (not listening yet) and the requests it has recorded. */
-export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): { server: Server; records: RecordedRequest[] } {
+export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): { server: Server; records: RecordedRequest[]; userData: UserDataSide } {
   const records: RecordedRequest[] = [];
+  let userData: UserDataSide;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -79,8 +182,14 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
       }
       if (url === '/__reset') {
         records.length = 0;
+        userData.reset();
         return res.end('{}');
       }
+      if (url === '/__user-data') {
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
+      }
+      if (url === '/__user-data/event') return res.end(JSON.stringify({ sent: userData.emit(JSON.parse(body)) }));
       const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
       const v = verifySignature(keys, apiKey, url, body);
       const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
@@ -92,6 +201,10 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
         if (v.ok === false) {
           res.statusCode = 400;
           return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
+        }
+        if (url.split('?')[0] === '/api/v3/userDataStream') {
+          res.statusCode = 404; // retired on 2026-02-20: an unknown path
+          return res.end('');
         }
         if (url.startsWith('/api/v3/rateLimited')) {
           res.statusCode = 429;
@@ -141,7 +254,8 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
     });
   });
   server.keepAliveTimeout = 60_000;
-  return { server, records };
+  userData = websocketApi(server, keys);
+  return { server, records, userData };
 }
 
 if (startedOn(import.meta.url)) {
@@ -150,5 +264,5 @@ if (startedOn(import.meta.url)) {
     const addr = server.address();
     console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
   });
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  process.on('SIGTERM', () => process.exit(0));
 }

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { exchangeUpstream, type Key, type RecordedRequest } from './exchange-upstream.js';
+import { exchangeUpstream, type Key, type RecordedRequest, type WsApiRecord } from './exchange-upstream.js';
 
 /** Repository root (this file runs from dist/test/support). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -68,6 +68,10 @@ export function startProcess(script: string, args: string[], ready: RegExp, env:
 export interface Upstream {
   url: string;
   records(): Promise<RecordedRequest[]>;
+  /** The websocket API's user-data side: active subscriptions and the frames received. */
+  userData(): Promise<{ active: number; frames: WsApiRecord[] }>;
+  /** Send a user-data event to every active subscription (wrapped); how many got it. */
+  emit(event: unknown): Promise<number>;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -86,17 +90,22 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
       url,
       stop: p.stop,
       records: async () => (await fetch(`${url}/__records`)).json() as Promise<RecordedRequest[]>,
+      userData: async () => (await fetch(`${url}/__user-data`)).json() as Promise<{ active: number; frames: WsApiRecord[] }>,
+      emit: async (event) => ((await (await fetch(`${url}/__user-data/event`, { method: 'POST', body: JSON.stringify(event) })).json()) as { sent: number }).sent,
       reset: async () => { await fetch(`${url}/__reset`, { method: 'POST' }); },
     };
   }
-  const { server, records } = exchangeUpstream(keys, fixtures);
+  const { server, records, userData } = exchangeUpstream(keys, fixtures);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     records: async () => JSON.parse(JSON.stringify(records)) as RecordedRequest[], // a copy, as the process's answer was
-    reset: async () => { records.length = 0; },
+    userData: async () => JSON.parse(JSON.stringify({ active: userData.active(), frames: userData.frames })) as { active: number; frames: WsApiRecord[] },
+    emit: async (event) => userData.emit(event),
+    reset: async () => { records.length = 0; userData.reset(); },
     stop: () => new Promise<void>((resolve) => {
+      userData.close();
       if (!server.listening) return resolve();
       server.close(() => resolve());
       server.closeAllConnections(); // keep-alive connections would hold close() for a minute

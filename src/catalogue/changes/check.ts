@@ -6,6 +6,7 @@ import type { Endpoint, Service } from '../model.js';
 import type { Problem } from '../problems.js';
 import { describeEvent, eventsAt } from './events.js';
 import { changeAt, composePlan, covers, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './compose.js';
+import { bridgeNamed, placeholderPath } from './bridges.js';
 import { transformNamed } from './transforms.js';
 import type { Change } from './types.js';
 import { allOperations, operationKind } from './ws-operations.js';
@@ -82,7 +83,10 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
     if (!ep) { at(c.at, `touches nothing: ${c.operation} does not exist at ${before}, the release before ${c.release}`); continue; }
     if (!c.request.length && !c.answer.length) at(c.at, 'touches nothing: it has neither request nor answer steps');
     // The stream relay forwards names as the client wrote them (and events name them): it can refuse a name, not rewrite it.
-    if (operationKind(c.operation) === 'stream') at(c.at, `${c.operation}: stream names are not migrated (the relay forwards a name as written and events carry it back); declare it unbridgeable naming the replacement`);
+    const bridged = c.request.some((s) => s.kind === 'bridge');
+    if (operationKind(c.operation) === 'stream' && !bridged) at(c.at, `${c.operation}: stream names are not migrated (the relay forwards a name as written and events carry it back); declare it unbridgeable naming the replacement, or bridge it (the gateway feeds the stream itself)`);
+    if (bridged && c.request.length > 1) at(c.at, 'a bridge answers the operation itself: it takes no other request step');
+    if (c.events && !bridged) at(c.events.at, 'events are the shapes a bridge maps: this change has no bridge step');
     // Names a step may refer to: the operation's parameters just before the release, and any an earlier step introduced.
     const names = new Set(ep.parameters.filter((p) => existsAt(p.span, c.index - 1)).map((p) => p.name));
     for (const p of service.signedParameters) names.add(p.name);
@@ -111,6 +115,17 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
           break;
         }
         case 'set': case 'default': for (const k of Object.keys(s.values)) names.add(k); break;
+        case 'bridge': {
+          const b = bridgeNamed(s.name);
+          if (!b) { at(s.at, `bridge "${s.name}" is not a bridge in src/catalogue/changes/bridges.ts`); break; }
+          if (!Object.hasOwn(b.actions, s.action)) at(s.at, `bridge ${s.name} has no action "${s.action}" (valid: ${Object.keys(b.actions).join(', ')})`);
+          if (!moveTargetAt(service, s.via, c.index)) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
+          if (b.feeds.includes(s.action)) {
+            if (!c.events) at(s.at, `bridge ${s.name} ${s.action} feeds a stream: the change must declare the event shapes it maps (events: { upstream, client })`);
+            else for (const end of ['upstream', 'client'] as const) if (!placeholderPath(c.events[end], 'event')) at(c.events.at, `events.${end} must show where the event sits ("<event>")`);
+          }
+          break;
+        }
         case 'transform': {
           const t = transformNamed(s.name);
           if (!t?.request) at(s.at, `transform "${s.name}" is not a request transform in src/catalogue/changes/transforms.ts`);
@@ -165,3 +180,4 @@ function checkPlans(service: Service, u: number, problems: Problem[]): void {
     }
   }
 }
+

@@ -7,7 +7,7 @@ import type { Endpoint, SecurityScheme, Service } from '../model.js';
 import { describeEvent, eventsAt, type BreakingEvent } from './events.js';
 import { transformNamed } from './transforms.js';
 import { allOperations } from './ws-operations.js';
-import type { AnswerStep, Change, ChangeSet, RequestStep, Unbridgeable } from './types.js';
+import type { AnswerStep, Change, ChangeSet, EventShapes, RequestStep, Unbridgeable } from './types.js';
 
 /** A run of request steps without a transform, composed into one mapping of the client's parameters. */
 export interface Segment {
@@ -45,6 +45,19 @@ export interface Refusal {
   reason: string;
 }
 
+/** A bridge the plan ends in: the gateway answers the operation itself and holds `via` upstream (bridges.ts). */
+export interface PlanBridge {
+  release: string;
+  /** The change declaring it. */
+  change: string;
+  name: string;
+  action: string;
+  via: string;
+  /** What a client without the gateway's key is told to use instead (the operation's replacement, else via). */
+  replacement: string;
+  events?: EventShapes;
+}
+
 export interface Plan {
   service: string;
   release: string;
@@ -62,6 +75,8 @@ export interface Plan {
   answer: AnswerStep[];
   /** Every request of the operation is refused (410) at this release. */
   refuse?: Refusal;
+  /** The gateway answers the operation itself through a bridge (signing mode; else 410 naming the replacement). */
+  bridge?: PlanBridge;
   /** Requests sending one of these values (client names and values) are refused (410). */
   guards: (Refusal & { parameter: string; values: string[] })[];
   security: { from: SecurityScheme; to: SecurityScheme };
@@ -148,6 +163,7 @@ export function covers(change: Change | undefined, unbridgeable: readonly Unbrid
   }
   if (!change) return null;
   const steps = change.request;
+  if (steps.some((s) => s.kind === 'bridge')) return 'change'; // the gateway answers the whole operation itself
   const touches = (name: string, how: 'reads' | 'writes') => steps.some((s) => {
     if (s.kind === 'rename') return how === 'reads' ? name in s.names : Object.values(s.names).includes(name);
     if (s.kind === 'drop') return how === 'reads' && s.names.includes(name);
@@ -177,7 +193,7 @@ function sourcesOf(seg: Segment, name: string): string[] {
 }
 
 /** Compose one request step onto a segment. */
-function composeStep(seg: Segment, s: Exclude<RequestStep, { kind: 'move' | 'transform' }>): void {
+function composeStep(seg: Segment, s: Exclude<RequestStep, { kind: 'move' | 'transform' | 'bridge' }>): void {
   const renameTo = (from: string, to: string | null) => {
     for (const src of sourcesOf(seg, from)) seg.names[src] = to;
     for (const bag of [seg.defaults, seg.sets]) {
@@ -240,8 +256,9 @@ export function composePlan(service: Service, operation: string, s: number, u: n
   const problems: string[] = [];
   const uncovered: string[] = [];
   let refuse: Refusal | undefined;
+  let bridge: PlanBridge | undefined;
   let transformed = false;
-  for (let r = s + 1; r <= u && !refuse; r++) {
+  for (let r = s + 1; r <= u && !refuse && !bridge; r++) {
     const change = changeAt(service, r, key);
     const unbridgeable = unbridgeableAt(service, r, key);
     const release = service.releases[r].id;
@@ -265,7 +282,15 @@ export function composePlan(service: Service, operation: string, s: number, u: n
     if (change) {
       applied.push({ release, id: change.id });
       perChange.push(change.answer);
+      const b = change.request.find((x) => x.kind === 'bridge');
+      if (b) {
+        // Nothing is forwarded: the gateway answers the operation and holds `via` upstream.
+        bridge = { release, change: change.id, name: b.name, action: b.action, via: b.via, replacement: ep.replacement ?? b.via, events: change.events };
+        key = b.via;
+        break;
+      }
       for (const step of change.request) {
+        if (step.kind === 'bridge') continue;
         if (step.kind === 'move') key = step.to;
         else if (step.kind === 'transform') {
           if (!isEmpty(seg)) request.push({ kind: 'segment', segment: seg });
@@ -285,15 +310,19 @@ export function composePlan(service: Service, operation: string, s: number, u: n
   if (!isEmpty(seg)) request.push({ kind: 'segment', segment: seg });
   if (!applied.length && !guards.length && !refuse && !problems.length && !uncovered.length) return null;
   const from = currentAt(start.security, s)?.scheme ?? 'NONE';
-  const to = currentAt(ep.security, u)?.scheme ?? 'NONE';
+  const via = bridge ? endpointAt(service, bridge.via, u) : undefined;
+  const to = currentAt((via ?? ep).security, u)?.scheme ?? 'NONE';
   const changesSignedBytes = request.length > 0;
   const plan: Plan = {
     service: service.id, release: service.releases[s].id, upstreamRelease: service.releases[u].id, operation, target: key, method: ep.method, path: ep.path,
-    applied, request, answer: perChange.reverse().flat(), refuse, guards, security: { from, to }, changesSignedBytes,
-    needsKey: (changesSignedBytes && from === 'SIGNED') || (to === 'SIGNED' && from !== 'SIGNED'),
+    applied, request, answer: perChange.reverse().flat(), refuse, bridge, guards, security: { from, to }, changesSignedBytes,
+    needsKey: bridge !== undefined || (changesSignedBytes && from === 'SIGNED') || (to === 'SIGNED' && from !== 'SIGNED'),
     uncovered, problems,
   };
-  if (!refuse) problems.push(...validAtUpstream(service, plan, start, ep, s, u));
+  if (bridge) {
+    if (bridge.via && !via) problems.push(`${bridge.change}: the bridge's ${bridge.via} does not exist at ${plan.upstreamRelease}`);
+    if (via) { plan.method = via.method; plan.path = via.path; }
+  } else if (!refuse) problems.push(...validAtUpstream(service, plan, start, ep, s, u));
   return plan;
 }
 

@@ -25,6 +25,7 @@ export function readChanges(f: ParsedYaml | undefined, releaseIndex: ReadonlyMap
       id: c.id, release: String(c.release), index: release(path, c.release), operation: c.operation, summary: c.summary, source: c.source, note: c.note,
       request: (c.request ?? []).map((s: Raw, j: number) => requestStep(s, where([...path, 'request', j]))),
       answer: (c.answer ?? []).map((s: Raw, j: number) => answerStep(s, where([...path, 'answer', j]))),
+      events: c.events ? { upstream: c.events.upstream, client: c.events.client, expired: c.events.expired, ended: c.events.ended, at: where([...path, 'events']) } : undefined,
       at: where(path),
     });
   });
@@ -49,6 +50,7 @@ function requestStep(s: Raw, at: RequestStep['at']): RequestStep {
   if (s.default !== undefined) return { kind: 'default', values: text(s.default), at };
   if (s.map !== undefined) return { kind: 'map', parameter: s.map.parameter, to: s.map.to ?? s.map.parameter, values: text(s.map.values), at };
   if (s.drop !== undefined) return { kind: 'drop', names: s.drop, at };
+  if (s.bridge !== undefined) return { kind: 'bridge', name: s.bridge.name, action: s.bridge.action, via: s.bridge.via, at };
   return { kind: 'transform', name: s.transform, at };
 }
 

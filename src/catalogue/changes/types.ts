@@ -16,7 +16,8 @@ export type RequestStep =
   | { kind: 'default'; values: Record<string, string>; at: Where }
   | { kind: 'map'; parameter: string; to: string; values: Record<string, string>; at: Where }
   | { kind: 'drop'; names: string[]; at: Where }
-  | { kind: 'transform'; name: string; at: Where };
+  | { kind: 'transform'; name: string; at: Where }
+  | { kind: 'bridge'; name: string; action: string; via: string; at: Where };
 
 export type AnswerStep =
   | { kind: 'rename'; names: Record<string, string>; at: Where }
@@ -37,6 +38,23 @@ export interface Change {
   note?: string;
   request: RequestStep[];
   answer: AnswerStep[];
+  /** With a bridge feeding a stream: the event shapes it maps, at the upstream's end and at the client's. */
+  events?: EventShapes;
+  at: Where;
+}
+
+/**
+ * The shapes of the events a bridge carries (changes.yaml `events`): JSON templates whose string
+ * values "<name>" are placeholders; "<event>" is the event itself, wrapped at the upstream's end and
+ * bare (or otherwise wrapped) at the client's. `expired` is the event the client gets when its
+ * subscription lapses (filled with <eventTime> and the bridge's own placeholders); `ended` the type
+ * of an upstream event ending the subscription (not passed on).
+ */
+export interface EventShapes {
+  upstream: unknown;
+  client: unknown;
+  expired?: unknown;
+  ended?: string;
   at: Where;
 }
 

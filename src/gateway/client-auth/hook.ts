@@ -5,7 +5,8 @@
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { GatewayError } from '../errors.js';
 import type { Route } from '../route-table.js';
-import { bearerToken, findToken, type TokenEntry } from './tokens.js';
+import { userDataOperations } from '../../catalogue/user-data-streams.js';
+import { allowsUserData, bearerToken, findToken, type TokenEntry } from './tokens.js';
 
 export interface ClientAuthOptions {
   tokens: TokenEntry[];
@@ -33,18 +34,22 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
       if (!entry) {
         throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }
+      state.token = entry;
       const cache = decided.get(entry)!;
       let ok = cache.get(state.route);
       if (ok === undefined) cache.set(state.route, (ok = allows(entry, state.route)));
       if (!ok) {
-        throw new GatewayError('forbidden', `Client token "${entry.name}" is not allowed to call ${state.route.endpoint.endpoint.key}.`);
+        const userData = userDataOperations(state.route.view.service).has(state.route.endpoint.endpoint.key);
+        throw new GatewayError('forbidden', `Client token "${entry.name}" is not allowed to call ${state.route.endpoint.endpoint.key}${userData ? ' (the account\'s user data: the token needs the user-data right in the tokens file)' : ''}.`);
       }
     },
   };
 }
 
 export function allows(t: TokenEntry, route: Route): boolean {
-  const { method, path, module } = route.endpoint.endpoint;
+  const { method, path, module, key } = route.endpoint.endpoint;
+  // The account's user data is a right of its own: the right allows it, an allow-list naming the path does not.
+  if (userDataOperations(route.view.service).has(key)) return allowsUserData(t);
   if (t.methods && !t.methods.has(method)) return false;
   // A `ws:` entry (websocket-API methods) has neither module nor path: it allows no REST endpoint.
   return t.allow.some((a) => (!a.methods || a.methods.has(method)) && (a.module !== undefined ? a.module === module : a.path?.test(path) === true));

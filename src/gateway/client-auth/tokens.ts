@@ -7,7 +7,9 @@
 //       hash: sha256:9f86d081884c7d65…  # 64 hex digits
 //       methods: [GET]                  # optional: only these methods, for every allow entry
 //       rights: [admin]                 # optional: admin actions (POST /_gateway/reload from off
-//                                       # the machine, in signing mode); allow may then be left out
+//                                       # the machine, in signing mode); allow may then be left out;
+//                                       # user-data: the account's user data (listen keys and their
+//                                       # streams, user-data subscriptions; a full allow-list has it)
 //       allow:
 //         - GET /api/v3/*               # "[METHOD[,METHOD…]|*] /path/pattern": * one segment, ** any depth
 //         - '* /sapi/v1/margin/**'
@@ -23,7 +25,7 @@ import { UsageError } from '../../usage-error.js';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** Rights a token may hold besides its allow-list: `admin` may reload the gateway over HTTP from off the machine. */
-export const RIGHTS = ['admin'] as const;
+export const RIGHTS = ['admin', 'user-data'] as const;
 export type Right = (typeof RIGHTS)[number];
 
 export interface AllowEntry {
@@ -158,6 +160,15 @@ function wsEntry(o: Record<string, unknown>, at: string): AllowEntry {
     throw new UsageError(`${at}: ws must be a websocket-API method name or a pattern with * (letters, digits, '.', '*'), e.g. 'order.*'`);
   }
   return { methods: null, ws: new RegExp(`^${o.ws.replace(/\./g, '\\.').replace(/\*/g, '.*')}$`), text: `ws ${o.ws}` };
+}
+
+/**
+ * Whether a token may read the account's user data (listen keys, their streams, user-data
+ * subscriptions): it names the user-data right, or its allow-list is full (an entry '* /**' and no
+ * method restriction), which includes everything.
+ */
+export function allowsUserData(t: TokenEntry): boolean {
+  return t.rights.has('user-data') || (t.methods === null && t.allow.some((a) => a.methods === null && /^(\*\s+)?\/\*\*$/.test(a.text)));
 }
 
 /** Whether a token may call a websocket-API method (its `ws:` entries). */

@@ -98,5 +98,6 @@ function checked(s: Service, setting: string | undefined): Pick<ReturnType<typeo
 
 function compilePlan(plan: Plan, target: (key: string) => Route, signer: Signer | undefined): CompiledPlan {
   const d = decide(plan, signer !== undefined, { operation: plan.operation, target: plan.target, signed: "parameters the request's signature covers" });
-  return { plan, ...d, target: d.refusal ? (null as unknown as Route) : target(plan.target), signer };
+  // A bridged operation goes nowhere upstream: it has no target route.
+  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer };
 }

@@ -35,7 +35,10 @@ export function decide(plan: Plan, holdsKey: boolean, words: PlanWords): PlanDec
   let refusal: string | null = null;
   let refuseChanged: string | null = null;
   const becomes = `${words.operation} at ${plan.release} becomes ${words.target} at ${plan.upstreamRelease} (${header})`;
-  if (plan.refuse) {
+  if (plan.bridge) {
+    // The gateway answers it itself and holds the replacement upstream with its key: only in signing mode.
+    if (!holdsKey) refusal = `${words.operation} was removed in ${plan.bridge.release} (the upstream speaks ${plan.upstreamRelease}); the gateway bridges it (${plan.bridge.name} ${plan.bridge.action}) only in signing mode, holding ${plan.bridge.via} with its own key, and it holds none, so nothing is forwarded${useInstead(plan.bridge.replacement)}`;
+  } else if (plan.refuse) {
     refusal = `${words.operation} was removed in ${plan.refuse.release} and cannot be carried to the upstream (which speaks ${plan.upstreamRelease}): ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`;
   } else if (!holdsKey && plan.security.to === 'SIGNED' && plan.security.from !== 'SIGNED') {
     refusal = `${becomes}, which must be signed; the gateway holds no key to sign it (signing mode), so it is not forwarded${useInstead(words.target)}`;

@@ -1,7 +1,7 @@
 // GET /_gateway/plan?release=<id>&operation=<METHOD /path>: the composed plan the running program
 // applies to that operation at that release, and what it decides with the keys this gateway holds.
 // Catalogue facts and decisions only; never a key or a parameter value a client sent.
-import { composePlan, endpointAt, upstreamIndex } from '../../catalogue/changes/compose.js';
+import { composePlan, endpointAt, upstreamIndex, type PlanBridge } from '../../catalogue/changes/compose.js';
 import { operationKind } from '../../catalogue/changes/ws-operations.js';
 import type { GatewayState, Served } from '../state.js';
 import { appliedChanges, useInstead } from './decide.js';
@@ -19,6 +19,7 @@ export function planAnswer(state: GatewayState, query: Record<string, unknown>):
   const at = route.view.release?.id ?? null;
   if (!c) return { status: 200, body: { release: at, operation, plan: null, decision: 'forwarded as it is: nothing changes for it up to the upstream\'s release' } };
   const decision = c.refusal !== null ? `refused 410: ${c.refusal}`
+    : c.plan.bridge ? bridged(c.plan.bridge)
     : `migrated to ${c.plan.target} (${c.header})${c.plan.changesSignedBytes ? (c.signer ? '; a client-signed request is verified and signed again with the held key' : '; it is not signed by the client') : ''}`;
   return { status: 200, body: { release: at, operation, decision, keyHeld: c.signer !== undefined, plan: c.plan } };
 }
@@ -32,6 +33,10 @@ function websocketPlanAnswer(served: Served, operation: string): { status: numbe
   const at = view.release?.id ?? null;
   if (!plan) return { status: 200, body: { release: at, operation, plan: null, decision: 'relayed as it is: nothing changes for it up to the upstream\'s release' } };
   const decision = plan.refuse ? `refused 410: removed in ${plan.refuse.release}: ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`
+    : plan.bridge ? `${bridged(plan.bridge)} (signing mode; without a key refused 410${useInstead(plan.bridge.replacement)})`
     : `migrated to ${plan.path} (${appliedChanges(plan)})${plan.needsKey ? '; a frame the client signed is carried only in signing mode (the gateway verifies it and signs again), else answered 410' : ''}`;
   return { status: 200, body: { release: at, operation, decision, plan } };
 }
+
+/** A bridged operation's decision: the gateway answers it itself and holds the replacement upstream. */
+const bridged = (b: PlanBridge): string => `answered by the gateway itself (${b.release} ${b.change}: bridge ${b.name}, ${b.action}), holding ${b.via} upstream with its key; nothing of the request is forwarded`;

@@ -27,6 +27,12 @@ export function migrateRequest(p: StageContext, state: RequestState, c: Compiled
   const { plan } = c;
   const method = state.route.endpoint.endpoint.method; // the operation's (a HEAD of a GET stays a HEAD unless the method moves)
   if (c.refusal !== null) throw new GatewayError('gone', c.refusal);
+  if (plan.bridge) {
+    // Answered by the gateway itself (pipeline.ts): nothing of the request goes upstream.
+    state.bridged = plan.bridge;
+    state.own['x-gateway-migrated'] = c.header;
+    return c.header;
+  }
   for (const g of c.guards) {
     const v = state.params[g.parameter];
     if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${plan.operation}: ${g.parameter}=${String(v)}: ${g.message}`);

@@ -3,6 +3,8 @@
 // admitted connection relays through (stream SUBSCRIBEs, websocket-API requests and their charge).
 import { lifecycleFacts } from '../../catalogue/lifecycle.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
+import { userDataOperations } from '../../catalogue/user-data-streams.js';
+import { allowsUserData } from '../client-auth/tokens.js';
 import { GatewayError } from '../errors.js';
 import type { OpenSubject } from './after-reload.js';
 import type { ServiceWs, WsContext } from './context.js';
@@ -88,6 +90,13 @@ function admitWsApi(ctx: WsContext, path: string, at: Attempt): Admitted {
 /** [wssign] Signing mode / tokens on an admitted connection: per-frame token check and signing, user-data keep-alive. */
 export function secure(guard: WsGuard, admitted: Admitted, at: Attempt, token: ReturnType<WsGuard['admitUpgrade']>): void {
   const { route } = at;
-  if (route?.kind === 'wsApi') admitted.inspect = guard.wsApiInspect(admitted.svc.wsApi!.checker, admitted.inspect, token);
-  else if (route?.kind === 'streams') admitted.opened = guard.streamsOpened(route.names, at.templates ?? []);
+  if (route?.kind === 'wsApi') admitted.inspect = guard.wsApiInspect(admitted.svc.wsApi!.checker, admitted.inspect, token, admitted.svc.migrations?.bridged.methods);
+  else if (route?.kind === 'streams') {
+    // The account's user data is a right of its own: checked before anything is dialled or held.
+    const userData = userDataOperations(admitted.svc.view.service);
+    if (token && !allowsUserData(token) && (at.templates ?? []).some((t) => userData.has(`stream ${t}`))) {
+      throw new GatewayError('forbidden', `Client token "${token.name}" may not open user-data streams: the token needs the user-data right in the tokens file.`);
+    }
+    admitted.opened = guard.streamsOpened(route.names, at.templates ?? []);
+  }
 }

@@ -10,6 +10,7 @@ import type { Drift } from '../drift.js';
 import type { GatewayError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { WsSecurity } from './security.js';
+import type { UserDataBridge } from '../user-data/bridge.js';
 
 export interface WebsocketOptions {
   views: ReleaseView[];
@@ -36,6 +37,10 @@ export interface WebsocketOptions {
   crossSite?: CrossSiteGuard;
   /** [wssign] Tests only: keep-alive interval of user-data streams in signing mode (default: the catalogue's keepAlive.interval). */
   userDataKeepAliveMs?: number;
+  /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
+  userData?: UserDataBridge;
+  /** [user data] Listen keys one stream connection may carry (GATEWAY_USER_DATA_KEYS_PER_TOKEN). */
+  maxListenKeys?: number;
   /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
   upstreamRelease?: ReadonlyMap<string, string>;
   /** Where methods and stream names the catalogue does not know are counted (GET /_gateway/drift). */

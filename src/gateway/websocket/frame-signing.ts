@@ -13,7 +13,9 @@ import type { Inspect } from '../../upstream/ws-relay.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
-import { allowsWsMethod, type TokenEntry } from '../client-auth/tokens.js';
+import { userDataOperations } from '../../catalogue/user-data-streams.js';
+import { allowsUserData, allowsWsMethod, type TokenEntry } from '../client-auth/tokens.js';
+import type { UserDataBridge } from '../user-data/bridge.js';
 import { envelope, GatewayError } from '../errors.js';
 import type { WsApiChecker } from './frames.js';
 
@@ -52,8 +54,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * The inspect of one websocket-API connection in signing mode: `check` is the catalogue's (its
  * answer wins), `token` the connection's client token (undefined: no tokens configured).
  */
-export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined): Inspect {
+export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined, bridged?: { methods: ReadonlyMap<string, string>; bridge?: UserDataBridge }): Inspect {
   const service = checker.view.service;
+  const userData = userDataOperations(service);
   const ours = signing?.service === service.id ? signing : undefined;
   const byName = new Map(checker.view.wsMethods.map((m) => [m.name, m]));
   const apiKey = ours?.apiKey.reveal();
@@ -65,10 +68,23 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
       if (isObject(v)) req = v;
     } catch { /* the checker answers malformed frames */ }
     const name = typeof req?.method === 'string' ? req.method : undefined;
-    if (token && name !== undefined && !allowsWsMethod(token, name)) {
-      const e = new GatewayError('forbidden', `Client token "${token.name}" is not allowed to call ${name}.`);
-      const id = typeof req!.id === 'string' || typeof req!.id === 'number' ? req!.id : null;
+    const id = typeof req?.id === 'string' || typeof req?.id === 'number' ? req.id : null;
+    const isUserData = name !== undefined && userData.has(`ws-api ${name}`);
+    // The account's user data is a right of its own: the right allows its methods, `ws:` entries do not.
+    if (token && name !== undefined && (isUserData ? !allowsUserData(token) : !allowsWsMethod(token, name))) {
+      const e = new GatewayError('forbidden', `Client token "${token.name}" is not allowed to call ${name}${isUserData ? ' (the account\'s user data: the token needs the user-data right in the tokens file)' : ''}.`);
       return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
+    }
+    // [user data] A method the listen-key bridge answers (signing mode): answered here, never forwarded.
+    const action = name === undefined ? undefined : bridged?.methods.get(name);
+    if (action !== undefined && bridged?.bridge) {
+      try {
+        const params = isObject(req!.params) ? req!.params : {};
+        return JSON.stringify({ id, status: 200, result: bridged.bridge.act(action, token?.name ?? '', params.listenKey).body });
+      } catch (e) {
+        if (!(e instanceof GatewayError)) throw e;
+        return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
+      }
     }
     const answer = check(data, isBinary);
     if (answer !== undefined || !ours || !req || name === undefined) return answer;

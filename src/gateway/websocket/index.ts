@@ -15,6 +15,7 @@ import { checkHandshake } from './handshake.js';
 import { refuseError, refuseThrown } from './refusal.js';
 import { requestTarget, routeOf } from './routes.js';
 import { attempt } from './upgrade-record.js';
+import { acceptUserData, feedsUserData } from './user-data-streams.js';
 
 export type { AfterReload, WebsocketGateway, WebsocketOptions, WebsocketStats } from './contract.js';
 export { DEFAULT_MAX_BUFFERED_BYTES } from './contract.js';
@@ -70,6 +71,7 @@ function upgrade(ctx: WsContext, req: IncomingMessage, socket: Duplex, head: Buf
     const admitted = admit(ctx, at.route, at);
     if (ctx.guard) secure(ctx.guard, admitted, at, token); // [wssign]
     const protocols = checkHandshake(req);
+    if (at.route.kind === 'streams' && feedsUserData(ctx, admitted, at)) return acceptUserData(ctx, at, socket, head, at.route, token); // [user data]
     dial(ctx, at, socket, head, at.route, admitted, protocols);
   } catch (e) {
     refuseThrown(ctx, at, socket, e);

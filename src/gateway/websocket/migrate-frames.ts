@@ -47,6 +47,8 @@ export function refusingGoneStreams(matcher: StreamMatcher, m: FrameMigrations |
 export interface FrameMigrations {
   /** Why a stream template is refused at this release (the upstream no longer has it), or undefined. */
   streamRefusal(stream: Stream): string | undefined;
+  /** [user data] Signing mode: websocket-API methods a bridge answers (name → its action), and stream templates a bridge feeds. */
+  bridged: { methods: ReadonlyMap<string, string>; streams: ReadonlySet<string> };
   /**
    * The inspect of a websocket-API connection (replacing the plain catalogue check), and the
    * inspect of its answers when some method's answers come back migrated. null: no method of this
@@ -87,9 +89,13 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
     if (plan) methods.set(m.name, compileMethodPlan(plan, signing !== undefined));
   }
   const streams = new Map<string, string>();
+  const bridged = { methods: new Map<string, string>(), streams: new Set<string>() };
+  for (const [name, mp] of methods) if (mp.plan.bridge && mp.refusal === null) bridged.methods.set(name, mp.plan.bridge.action);
   for (const s of view.streams) {
     const plan = composePlan(service, `${STREAM}${s.name}`, view.at, u);
     if (plan?.refuse) streams.set(s.name, `the upstream (which speaks ${plan.upstreamRelease}) no longer has stream ${s.name} since ${plan.refuse.release}: ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`);
+    else if (plan?.bridge && !signing) streams.set(s.name, `the upstream (which speaks ${plan.upstreamRelease}) no longer has stream ${s.name} since ${plan.bridge.release}; the gateway feeds it (${plan.bridge.name}) only in signing mode, and it holds no key${useInstead(plan.bridge.replacement)}`);
+    else if (plan?.bridge) bridged.streams.add(s.name);
   }
   if (!methods.size && !streams.size) return null;
   let head: WsApiChecker | undefined;
@@ -106,6 +112,7 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
   const answers = [...methods.values()].some((m) => m.answer);
   return {
     streamRefusal: (stream) => streams.get(stream.name),
+    bridged,
     wsApi(checker, served, charge) {
       if (!methods.size) return null;
       const pending = new Map<Id, readonly AnswerStep[]>();
@@ -186,6 +193,8 @@ function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsS
   const { plan } = mp;
   const name = plan.operation.slice(WS_API.length);
   if (mp.refusal !== null) throw new GatewayError('gone', mp.refusal);
+  // Only the gateway's bridge answers a bridged method (frame-signing.ts); never forwarded as anything else.
+  if (plan.bridge) throw new GatewayError('gone', `${name} was removed in ${plan.bridge.release}; the gateway's ${plan.bridge.name} bridge is not available on this connection${useInstead(plan.bridge.replacement)}`);
   for (const g of mp.guards) {
     const v = params[g.parameter];
     if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${name}: ${g.parameter}=${String(v)}: ${g.message}`);

@@ -12,6 +12,8 @@ import { signingInspect, supplyParams, type WsSigning } from './frame-signing.js
 import type { WsApiChecker } from './frames.js';
 import { authenticateUpgrade } from './upgrade-auth.js';
 import { userDataKeeper } from './user-data.js';
+import type { UserDataBridge } from '../user-data/bridge.js';
+import { GatewayError } from '../errors.js';
 
 export type { WsSigning } from './frame-signing.js';
 
@@ -33,14 +35,18 @@ export interface WsSecurityOptions {
   logger: Logger;
   /** Tests only: keep-alive interval of user-data streams (default: the stream's keepAlive.interval in the catalogue). */
   userDataKeepAliveMs?: number;
+  /** [user data] The listen-key bridge (signing mode, an upstream past the listen keys' retirement). */
+  userData?: UserDataBridge;
+  /** [user data] Listen keys one stream connection may carry (GATEWAY_USER_DATA_KEYS_PER_TOKEN). */
+  maxListenKeys?: number;
 }
 
 /** What the websocket gateway asks of it on each upgrade (index.ts, admission.ts). */
 export interface WsGuard {
   /** Check the upgrade request (401 / 403 as a GatewayError); the client's token entry, if tokens are configured. */
   admitUpgrade(req: IncomingMessage): TokenEntry | undefined;
-  /** The inspect of a websocket-API connection: token check per frame, catalogue check, signing. */
-  wsApiInspect(checker: WsApiChecker, check: Inspect, token: TokenEntry | undefined): Inspect;
+  /** The inspect of a websocket-API connection: token check per frame, catalogue check, signing; `bridged`: the methods the listen-key bridge answers. */
+  wsApiInspect(checker: WsApiChecker, check: Inspect, token: TokenEntry | undefined, bridged?: ReadonlyMap<string, string>): Inspect;
   /**
    * For a stream connection: what to call once it is open (keeps its user-data streams alive) and
    * which returns what to call when it ends; undefined when it carries none.
@@ -58,13 +64,16 @@ export function websocketSecurity(o: WsSecurityOptions): WsGuard | undefined {
     : undefined;
   return {
     admitUpgrade: (req) => authenticateUpgrade({ tokens, crossSite: o.crossSite, service: signed?.service.id }, req),
-    wsApiInspect(checker, check, token) {
+    wsApiInspect(checker, check, token, bridged) {
       supplyParams(checker, signing);
-      return signingInspect(checker, check, signing, token);
+      return signingInspect(checker, check, signing, token, bridged && { methods: bridged, bridge: o.userData });
     },
     streamsOpened(names, templates) {
       if (!keeper) return undefined;
       const keys = names.filter((_, i) => templates[i] === keeper.template);
+      // Each listen key held costs keep-alives and a close upstream: bounded per connection, whatever the client names.
+      const max = o.maxListenKeys ?? 10;
+      if (keys.length > max) throw new GatewayError('invalid', `A stream connection may carry at most ${max} listen keys (GATEWAY_USER_DATA_KEYS_PER_TOKEN); it names ${keys.length}.`);
       return keys.length ? () => keeper.hold(keys) : undefined;
     },
   };

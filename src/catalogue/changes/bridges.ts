@@ -1,0 +1,58 @@
+// Named bridges: what a version change needs when the old operation has no request the upstream still
+// takes, so the gateway answers it itself and holds the replacement upstream with its own key (signing
+// mode). Referenced from changes.yaml as `bridge: { name, action, via }`, as transforms are by name:
+// the catalogue says which old operation plays which part and which replacement the gateway calls
+// (`via`); the code of the part lives in the gateway (gateway/user-data/). Without a key the old
+// operation answers 410 naming its replacement.
+
+export interface Bridge {
+  summary: string;
+  /** The parts an old operation may play, each with what the gateway does for it. */
+  actions: Record<string, string>;
+  /** Actions that feed a stream: their change must declare the event shapes (`events`). */
+  feeds: readonly string[];
+}
+
+export const BRIDGES: Record<string, Bridge> = {
+  /**
+   * Listen keys (the user-data mechanism retired on 2026-02-20): the gateway mints opaque listen keys
+   * bound to the client's token, answers their renewal and closing itself, and feeds their streams
+   * from one user-data subscription it holds on the websocket API with its key.
+   */
+  listenKeys: {
+    summary: 'listen keys minted by the gateway, bound to the client token; their streams fed from a user-data subscription the gateway holds upstream',
+    actions: {
+      create: 'mints a listen key bound to the client token (or answers one it holds again), valid for the stream\'s keepAlive.expiresAfter',
+      renew: 'extends the token\'s listen key by keepAlive.expiresAfter; answers {}',
+      close: 'ends the token\'s listen key, and the upstream subscription once no listen key stream needs it; answers {}',
+      feed: 'feeds the listen key\'s stream from the upstream subscription, each event unwrapped to the old shape; an expired key gets the old expiry event',
+    },
+    feeds: ['feed'],
+  },
+};
+
+export function bridgeNamed(name: string): Bridge | undefined {
+  return Object.hasOwn(BRIDGES, name) ? BRIDGES[name] : undefined;
+}
+
+/** Where the placeholder "<name>" sits in a JSON template of `events`: the keys leading to it ([] = the template itself), or undefined. */
+export function placeholderPath(template: unknown, name: string): string[] | undefined {
+  if (template === `<${name}>`) return [];
+  if (!template || typeof template !== 'object' || Array.isArray(template)) return undefined;
+  for (const [k, v] of Object.entries(template)) {
+    const p = placeholderPath(v, name);
+    if (p) return [k, ...p];
+  }
+  return undefined;
+}
+
+/** A JSON template with its placeholders "<name>" replaced by `values` (a placeholder with no value stays as written). */
+export function fillTemplate(template: unknown, values: Readonly<Record<string, unknown>>): unknown {
+  if (typeof template === 'string') {
+    const m = /^<(\w+)>$/.exec(template);
+    return m && Object.hasOwn(values, m[1]) ? values[m[1]] : template;
+  }
+  if (Array.isArray(template)) return template.map((v) => fillTemplate(v, values));
+  if (template && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillTemplate(v, values)]));
+  return template;
+}

@@ -1,0 +1,170 @@
+// The one user-data subscription the gateway holds upstream for its own account (the listenKeys
+// bridge): a websocket-API connection on which it sends the bridge's `via` method signed with its key
+// (userDataStream.subscribe.signature in today's catalogue), and whose wrapped events it unwraps for
+// whoever holds it. One account, one subscription: every listen-key stream of the gateway shares it
+// (the upstream allows one subscription per account and connection). Held while something holds it;
+// `lingerMs` after the last release it unsubscribes and closes, so a client connecting and dropping
+// in a loop costs the upstream nothing more. Subscribing is tried at most once per `minIntervalMs`,
+// whatever clients do, and each call is charged to the exchange's limits first (when limits are on).
+import { createRequire } from 'node:module';
+import type WebSocket from 'ws';
+import type { Logger } from '../../log.js';
+
+/** ws, loaded on the first subscription: a gateway whose clients never ask for user data never loads it. */
+let Ws: typeof WebSocket | undefined;
+const ws = (): typeof WebSocket => (Ws ??= createRequire(import.meta.url)('ws') as typeof WebSocket);
+const OPEN = 1;
+const CONNECTING = 0;
+
+export interface SubscriptionOptions {
+  /** The websocket API's URL (base + path). */
+  url: string;
+  /** Method names: the bridge's `via` of its create (subscribe) and close (unsubscribe) actions. */
+  subscribe: string;
+  unsubscribe: string;
+  /** The subscribe request's params, signed by the gateway (fresh timestamp each call). */
+  signedParams(): Record<string, unknown>;
+  /** Where the event sits in an upstream frame (the keys of changes.yaml events.upstream leading to "<event>"). */
+  eventPath: readonly string[];
+  /** The type (field e) of an upstream event that ends the subscription. */
+  ended?: string;
+  /** Charge one call to the exchange's limits: a refusal message, or undefined to go ahead. */
+  charge?(method: string, params: Readonly<Record<string, unknown>>): string | undefined;
+  lingerMs: number;
+  minIntervalMs: number;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export type EventListener = (event: Record<string, unknown>) => void;
+
+export class UpstreamSubscription {
+  private readonly listeners = new Set<EventListener>();
+  private ws: WebSocket | undefined;
+  private subscriptionId: unknown;
+  private lastAttempt = -Infinity;
+  private retry: NodeJS.Timeout | undefined;
+  private linger: NodeJS.Timeout | undefined;
+  private nextId = 1;
+  /** Upstream subscriptions held now (0 or 1) and calls made (for stats and tests). */
+  active = 0;
+  calls = 0;
+
+  constructor(private readonly o: SubscriptionOptions) {}
+
+  /** Receive the account's events until the returned function is called. */
+  hold(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    clearTimeout(this.linger);
+    this.linger = undefined;
+    if (!this.ws) this.connect();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.listeners.delete(listener);
+      if (!this.listeners.size && !this.linger) {
+        this.linger = setTimeout(() => { this.linger = undefined; if (!this.listeners.size) this.end(); }, this.o.lingerMs);
+        this.linger.unref();
+      }
+    };
+  }
+
+  /** Drop everything now (the gateway is closing). */
+  close(): void {
+    this.listeners.clear();
+    clearTimeout(this.linger);
+    clearTimeout(this.retry);
+    this.end();
+  }
+
+  private connect(): void {
+    const wait = this.lastAttempt + this.o.minIntervalMs - performance.now();
+    if (wait > 0) {
+      if (!this.retry) { this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, wait); this.retry.unref(); }
+      return;
+    }
+    this.lastAttempt = performance.now();
+    const params = this.o.signedParams();
+    const refusal = this.o.charge?.(this.o.subscribe, params);
+    if (refusal) {
+      this.o.logger.warn(`user data: not subscribing upstream yet: ${refusal}`);
+      return this.retryLater();
+    }
+    const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs });
+    this.ws = socket;
+    const id = `gw-ud-${this.nextId++}`;
+    socket.on('open', () => {
+      this.calls++;
+      socket.send(JSON.stringify({ id, method: this.o.subscribe, params }));
+    });
+    socket.on('message', (data) => this.onFrame(socket, id, data as Buffer));
+    socket.on('ping', (d) => socket.pong(d));
+    socket.on('error', (e) => this.o.logger.warn(`user data: upstream websocket ${(e as NodeJS.ErrnoException).code ?? e.name}`));
+    socket.on('close', () => {
+      if (this.ws !== socket) return;
+      this.ws = undefined;
+      this.active = 0;
+      this.subscriptionId = undefined;
+      if (this.listeners.size) this.retryLater();
+    });
+  }
+
+  private retryLater(): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, Math.max(this.o.minIntervalMs, 1000));
+    this.retry.unref();
+  }
+
+  private onFrame(ws: WebSocket, id: string, data: Buffer): void {
+    let frame: Record<string, unknown>;
+    try {
+      frame = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (!frame || typeof frame !== 'object') return;
+    if (frame.id === id) {
+      if (frame.status === 200) {
+        this.active = 1;
+        this.subscriptionId = (frame.result as { subscriptionId?: unknown } | undefined)?.subscriptionId;
+        this.o.logger.info(`user data: subscribed upstream (${this.o.subscribe})`);
+      } else {
+        const e = frame.error as { code?: unknown; msg?: unknown } | undefined;
+        this.o.logger.warn(`user data: ${this.o.subscribe} refused upstream: ${String(frame.status)} ${String(e?.code ?? '')} ${String(e?.msg ?? '').slice(0, 200)}`);
+        ws.close();
+      }
+      return;
+    }
+    if (frame.id !== undefined) return; // the answer to an unsubscribe
+    let event: unknown = frame;
+    for (const k of this.o.eventPath) event = (event as Record<string, unknown> | undefined)?.[k];
+    if (!event || typeof event !== 'object') return;
+    const e = event as Record<string, unknown>;
+    if (this.o.ended && e.e === this.o.ended) {
+      // The upstream ended it: subscribe again (on a new connection) if it is still needed.
+      this.active = 0;
+      ws.close();
+      return;
+    }
+    for (const l of this.listeners) l(e);
+  }
+
+  private end(): void {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = undefined;
+    if (ws.readyState === OPEN && this.active) {
+      const params = this.subscriptionId === undefined ? {} : { subscriptionId: this.subscriptionId };
+      if (!this.o.charge?.(this.o.unsubscribe, params)) {
+        this.calls++;
+        ws.send(JSON.stringify({ id: `gw-ud-${this.nextId++}`, method: this.o.unsubscribe, params }));
+      }
+    }
+    this.active = 0;
+    this.subscriptionId = undefined;
+    // Closing the connection ends the subscription upstream in any case.
+    if (ws.readyState === CONNECTING) ws.terminate();
+    else ws.close(1000);
+  }
+}
