@@ -4,7 +4,7 @@
 import { composePlan, endpointAt, upstreamIndex } from '../../catalogue/changes/compose.js';
 import { operationKind } from '../../catalogue/changes/ws-operations.js';
 import type { GatewayState, Served } from '../state.js';
-import { appliedChanges, useInstead } from './decide.js';
+import { appliedChanges, tokenRights, useInstead } from './decide.js';
 
 export function planAnswer(state: GatewayState, query: Record<string, unknown>): { status: number; body: unknown } {
   const release = query.release === undefined ? undefined : String(query.release);
@@ -20,7 +20,7 @@ export function planAnswer(state: GatewayState, query: Record<string, unknown>):
   if (!c) return { status: 200, body: { release: at, operation, plan: null, decision: 'forwarded as it is: nothing changes for it up to the upstream\'s release' } };
   const decision = c.refusal !== null ? `refused 410: ${c.refusal}`
     : `migrated to ${c.plan.target} (${c.header})${c.plan.changesSignedBytes ? (c.signer ? '; a client-signed request is verified and signed again with the held key' : '; it is not signed by the client') : ''}`;
-  return { status: 200, body: { release: at, operation, decision, keyHeld: c.signer !== undefined, plan: c.plan } };
+  return { status: 200, body: { release: at, operation, decision, tokenRights: tokenRights(c.plan), keyHeld: c.signer !== undefined, plan: c.plan } };
 }
 
 /** The same for a websocket-API method ("ws-api <method>") or a stream template ("stream <template>"), as the relay applies it. */
@@ -33,5 +33,5 @@ function websocketPlanAnswer(served: Served, operation: string): { status: numbe
   if (!plan) return { status: 200, body: { release: at, operation, plan: null, decision: 'relayed as it is: nothing changes for it up to the upstream\'s release' } };
   const decision = plan.refuse ? `refused 410: removed in ${plan.refuse.release}: ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`
     : `migrated to ${plan.path} (${appliedChanges(plan)})${plan.needsKey ? '; a frame the client signed is carried only in signing mode (the gateway verifies it and signs again), else answered 410' : ''}`;
-  return { status: 200, body: { release: at, operation, decision, plan } };
+  return { status: 200, body: { release: at, operation, decision, tokenRights: tokenRights(plan), plan } };
 }

@@ -46,6 +46,16 @@ export function supplyParams(checker: WsApiChecker, signing: WsSigning | undefin
   checker.supplies = (method, params) => SUPPLIES[roleOf(method, at, params)];
 }
 
+/** The method a frame the gateway rewrote calls. */
+function methodOf(frame: Buffer | string): string | undefined {
+  try {
+    const v = JSON.parse(typeof frame === 'string' ? frame : frame.toString('utf8')) as { method?: unknown };
+    return typeof v?.method === 'string' ? v.method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -65,12 +75,20 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
       if (isObject(v)) req = v;
     } catch { /* the checker answers malformed frames */ }
     const name = typeof req?.method === 'string' ? req.method : undefined;
-    if (token && name !== undefined && !allowsWsMethod(token, name)) {
-      const e = new GatewayError('forbidden', `Client token "${token.name}" is not allowed to call ${name}.`);
+    const refuse = (message: string) => {
+      const e = new GatewayError('forbidden', message);
       const id = typeof req!.id === 'string' || typeof req!.id === 'number' ? req!.id : null;
       return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
-    }
+    };
+    if (token && name !== undefined && !allowsWsMethod(token, name)) return refuse(`Client token "${token.name}" is not allowed to call ${name}.`);
     const answer = check(data, isBinary);
+    if (token && name !== undefined && typeof answer === 'object') {
+      // A version change carried the frame to another method: the token's rights cover that one too.
+      const sent = methodOf(answer.forward);
+      if (sent !== name && (sent === undefined || !allowsWsMethod(token, sent))) {
+        return refuse(`Client token "${token.name}" is not allowed to call ${sent ?? 'the method'}, which ${name} at ${checker.view.release?.id ?? 'the pinned release'} is sent as (a version change): a token's rights are checked against the method the gateway sends.`);
+      }
+    }
     if (answer !== undefined || !ours || !req || name === undefined) return answer;
     const method = byName.get(name);
     const params = isObject(req.params) ? req.params : {};
