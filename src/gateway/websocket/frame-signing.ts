@@ -6,16 +6,19 @@
 //   3. for the signed service: a SIGNED method sent without `signature` gets apiKey, timestamp
 //      (+ recvWindow) and signature; an API_KEY method sent without `apiKey` gets apiKey. A frame
 //      that brings its own signature (or key) passes unchanged, as over REST.
-// Only frames the gateway changes are re-serialised; every other frame keeps the client's bytes.
+// Only frames the gateway changes are written again, and then every value it did not add keeps the
+// client's text (exact-json.ts: ids and numbers are never read as doubles); every other frame keeps
+// the client's bytes.
 import { currentAt } from '../../catalogue/lifecycle.js';
 import type { WsMethod } from '../../catalogue/model.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
+import { DuplicateKey, isJsonObject, writeJson } from '../../upstream/exact-json.js';
 import { allowsWsMethod, type TokenEntry } from '../client-auth/tokens.js';
 import { envelope, GatewayError } from '../errors.js';
-import type { WsApiChecker } from './frames.js';
+import { idOf, readFrame, type WsApiChecker } from './frames.js';
 
 /** The gateway's credentials for the websocket API of one service (signing mode). */
 export interface WsSigning {
@@ -56,7 +59,6 @@ function methodOf(frame: Buffer | string): string | undefined {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The inspect of one websocket-API connection in signing mode: `check` is the catalogue's (its
@@ -69,16 +71,12 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
   const apiKey = ours?.apiKey.reveal();
   const clock = ours?.clock ?? Date.now;
   return (data, isBinary) => {
-    let req: Record<string, unknown> | undefined;
-    try {
-      const v: unknown = JSON.parse(data.toString('utf8'));
-      if (isObject(v)) req = v;
-    } catch { /* the checker answers malformed frames */ }
+    const read = readFrame(data);
+    const req = read instanceof DuplicateKey ? undefined : read ?? undefined; // the checker answers malformed frames and keys given twice
     const name = typeof req?.method === 'string' ? req.method : undefined;
     const refuse = (message: string) => {
       const e = new GatewayError('forbidden', message);
-      const id = typeof req!.id === 'string' || typeof req!.id === 'number' ? req!.id : null;
-      return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
+      return writeJson({ id: idOf(req!.id), status: e.status, error: envelope(service, e.reason, e.message) });
     };
     if (token && name !== undefined && !allowsWsMethod(token, name)) return refuse(`Client token "${token.name}" is not allowed to call ${name}.`);
     const answer = check(data, isBinary);
@@ -91,10 +89,10 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
     }
     if (answer !== undefined || !ours || !req || name === undefined) return answer;
     const method = byName.get(name);
-    const params = isObject(req.params) ? req.params : {};
+    const params = isJsonObject(req.params) ? req.params : {};
     const role = method ? roleOf(method, checker.view.at, params) : 'none';
     if (role === 'none') return undefined;
     const signed = role === 'sign' ? signWsParams(params, ours.signer, { apiKey: apiKey!, now: clock(), recvWindow: ours.recvWindow }) : { ...params, apiKey };
-    return { forward: JSON.stringify({ ...req, params: signed }) };
+    return { forward: writeJson({ ...req, params: signed }) }; // every value the gateway did not add as the client wrote it
   };
 }
