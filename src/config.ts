@@ -39,6 +39,8 @@ export interface GatewayConfig {
   strict: boolean;
   timeoutMs: number;
   bodyLimit: number;
+  /** Bytes of an upstream answer held in memory to carry it back down a version change (then 502). */
+  migratedAnswerLimit: number;
   logLevel: Level;
   /** Log lines as JSON (default when stderr is not a terminal) or pretty (default on a terminal). */
   logFormat: LogFormat;

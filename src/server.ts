@@ -71,7 +71,7 @@ export interface StartOptions {
 /** What a configuration contributes to a program; recomputed on every reload. */
 function programOptions(cfg: GatewayConfig, cat: Catalogue, security: SecurityHooks, limits: RateLimiting, beforeProxy: Hook[], hash: string, userData: UserDataBridge | undefined) {
   return {
-    upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit,
+    upstreams: restUpstreams(cat, cfg.upstreams), strict: cfg.strict, bodyLimit: cfg.bodyLimit, migratedAnswerLimit: cfg.migratedAnswerLimit,
     // Limits after signing: an account's limits count the API key actually sent (the gateway's own in signing mode).
     hooks: [...security.authenticate, ...beforeProxy, ...security.sign, ...limits.hooks],
     corsOrigins: cfg.corsOrigins, credentialed: security.credentialed, allowedHosts: [...defaultHosts(cfg.host), ...(cfg.allowedHosts ?? [])],

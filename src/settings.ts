@@ -7,6 +7,7 @@ import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_QUEUE_PER_THREAD, defaultThreads } from './builders/pool/defaults.js';
 import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/model-cache.js';
 import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
+import { DEFAULT_REWRITE_LIMIT } from './upstream/proxy.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
 import { bool, choice, fleetStore, host, int, intOrAuto, onOff, redisStore, workers } from './setting-values.js';
 
@@ -76,6 +77,9 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'total deadline of a request from its arrival (waiting behind pipelined requests, its body, the upstream or builder): 408 before the body is in, 504 after, the answer cut if it had begun; accurate to ±100 ms from 100 ms up' },
   { key: 'bodyLimit', flag: 'body-limit', env: 'GATEWAY_BODY_LIMIT', arg: '<bytes>', default: String(1024 * 1024), parse: int(1, 1024 ** 3), reload: true,
     help: 'request body limit (then 413)' },
+  { key: 'migratedAnswerLimit', flag: 'migrated-answer-limit', env: 'GATEWAY_MIGRATED_ANSWER_LIMIT', arg: '<bytes>', default: String(DEFAULT_REWRITE_LIMIT), parse: int(1024, 1024 ** 3), reload: true,
+    help: 'largest upstream answer the gateway holds in memory to carry back to an older release (then 502)',
+    doc: 'the largest upstream answer to a migrated request that the gateway holds in memory to carry it back to the client\'s release (see Version changes): a longer one is cut off as it arrives and the client gets 502 in the service\'s error envelope (the request was forwarded; its answer is not passed on). Answers of routes nothing migrates are streamed through whatever their size' },
   { key: 'logLevel', flag: 'log-level', env: 'GATEWAY_LOG_LEVEL', arg: LEVELS.join('|'), default: 'info', parse: choice(LEVELS), reload: false,
     help: 'log lines go to stderr; they never hold headers, query strings, bodies or secrets' },
   { key: 'logFormat', flag: 'log-format', env: 'GATEWAY_LOG_FORMAT', arg: LOG_FORMATS.join('|'), default: () => defaultLogFormat(), defaultText: 'json (pretty on a terminal)', parse: choice(LOG_FORMATS), reload: false,

@@ -6,6 +6,7 @@ import { allOperations, operationKind, type OperationKind } from '../src/catalog
 import { formatProblem } from '../src/catalogue/problems.js';
 import type { Catalogue } from '../src/catalogue/model.js';
 import { UsageError } from '../src/args.js';
+import { tokenRights } from '../src/gateway/migrate/decide.js';
 
 /** Print the change problems and coverage of every versioned service; returns the number of errors. */
 export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Record<string, string> = {}): number {
@@ -28,7 +29,7 @@ export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Re
 }
 
 /** `plan <release> '<METHOD path>' [--service id] [--upstream-release id]`: the composed plan, as JSON. */
-export function planCommand(catalogue: Catalogue, release: string, operation: string, serviceId?: string, upstreamRelease?: string): Plan | { operation: string; release: string; plan: null; note: string } {
+export function planCommand(catalogue: Catalogue, release: string, operation: string, serviceId?: string, upstreamRelease?: string): (Plan & { tokenRights: string }) | { operation: string; release: string; plan: null; note: string } {
   const versioned = catalogue.services.filter((s) => s.versioned && (!serviceId || s.id === serviceId));
   const service = versioned.find((s) => allOperations(s).some((e) => e.key === operation)) ?? versioned[0];
   if (!service) throw new UsageError(`no versioned service${serviceId ? ` "${serviceId}"` : ''} in the catalogue`);
@@ -37,7 +38,7 @@ export function planCommand(catalogue: Catalogue, release: string, operation: st
   if (upstreamRelease !== undefined && !service.releases.some((r) => r.id === upstreamRelease)) throw new UsageError(`unknown upstream release "${upstreamRelease}" for service ${service.id}`);
   const u = upstreamIndex(service, upstreamRelease);
   const plan = composePlan(service, operation, s, u);
-  if (plan) return plan;
+  if (plan) return { ...plan, tokenRights: tokenRights(plan) };
   const exists = allOperations(service).some((e) => e.key === operation);
   return { operation, release, plan: null, note: exists ? `nothing changes for ${operation} between ${release} and ${service.releases[u].id}: it is forwarded as it is` : `${operation} is not an operation of service ${service.id}` };
 }

@@ -9,6 +9,7 @@ import type { ReleaseView } from '../catalogue/resolve.js';
 import type { AdminReload } from './admin-modes.js';
 import { bearerToken, findToken, type TokenEntry } from './client-auth/tokens.js';
 import { crossSiteRefusal } from './cross-site.js';
+import type { HandOver } from './hand-over.js';
 import { isLoopback } from './loopback.js';
 import type { GatewayState, ReloadOutcome, Served } from './state.js';
 
@@ -31,6 +32,8 @@ export interface AdminDeps {
   health?: () => Record<string, unknown>;
   /** Who may reach the admin routes from a browser (listed origins, known host names) and who may reload. */
   guard: () => AdminGuard;
+  /** A stopping gateway (--accept-grace): a reload is refused like the requests it leaves to other replicas. */
+  handOver?: HandOver;
 }
 
 export interface AdminGuard {
@@ -70,7 +73,11 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
-    if (path === '/_gateway/reload' && deps.reload) return reloadRoute(deps.reload, guard, deps.adminTokens?.() ?? [], req, res, own);
+    if (path === '/_gateway/reload' && deps.reload) {
+      const stopping = req.method === 'POST' ? deps.handOver?.refusalOf('a reload') : undefined;
+      if (stopping) return sendJson(res, stopping.status, { error: stopping.message }, { ...own, ...stopping.headers });
+      return reloadRoute(deps.reload, guard, deps.adminTokens?.() ?? [], req, res, own);
+    }
     for (const [k, v] of Object.entries(own)) res.setHeader(k, v);
     loadKoa().then((handle) => handle(req, res)).catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });

@@ -106,6 +106,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     admin: adminHandler({
       state: () => state, metrics, drift, ready: opts.ready, reload: opts.reload, lastReload: opts.lastReload, health: opts.health, adminTokens: () => state.options.adminTokens ?? [],
       guard: () => ({ origins: state.default.program.crossSite.origins, hosts: state.default.program.crossSite.hosts, reload: state.options.adminReload ?? 'loopback' }),
+      handOver,
     }),
     // Admin answers grant no CORS read to any origin: they are the operator's, not a page's.
     adminHeaders: () => ownHeaders(state.default.program.cors, undefined, state.default.program.table.fallback, undefined),

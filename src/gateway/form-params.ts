@@ -58,3 +58,33 @@ function decode(text: string, from: number, to: number): string {
 function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
+
+/** One pair of a query or form text as sent, with its name and value as the upstream reads them. */
+export interface SpelledPair {
+  /** The pair's text as sent ("%74oken=abc"). */
+  raw: string;
+  /** Its name as sent ("%74oken"). */
+  rawName: string;
+  name: string;
+  value: string;
+}
+
+/**
+ * The pairs of `text` whose name reads as `name` (lower case) however it is spelled: percent-encoded
+ * (`%74oken`), in another case (`Token`, `TOKEN`). For the names the gateway owns (the client token,
+ * the signature it adds): no spelling of one slips past a check written for the plain name.
+ */
+export function spellingsOf(text: string, name: string): SpelledPair[] {
+  const out: SpelledPair[] = [];
+  if (!text) return out;
+  const lower = text.toLowerCase();
+  // Cheap test first: the name, or an escape that might spell it.
+  if (!lower.includes(name) && !lower.includes('%')) return out;
+  for (const raw of text.split('&')) {
+    if (!raw) continue;
+    const eq = raw.indexOf('=');
+    const rawName = eq < 0 ? raw : raw.slice(0, eq);
+    forEachParam(raw, (n, value) => { if (n.toLowerCase() === name) out.push({ raw, rawName, name: n, value }); }, undefined);
+  }
+  return out;
+}

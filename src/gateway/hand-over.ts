@@ -1,7 +1,8 @@
 // A stopping gateway that still accepts (--accept-grace): the answers that let a load balancer with
 // passive health checks take this replica out before its listener closes (src/server/drain.ts). One
 // per gateway: the drain switches it on, the adapter closes every connection after its answer, and
-// the pipeline refuses, right after routing, what a balancer retries elsewhere.
+// the pipeline refuses, right after routing, what a balancer retries elsewhere; websocket upgrades
+// and reloads are refused alike, whatever their method.
 import { GatewayError } from './errors.js';
 
 /** Methods RFC 9110 calls idempotent: the ones nginx, HAProxy and Envoy retry on another server after a 503. */
@@ -19,8 +20,20 @@ export class HandOver {
    */
   refusal(method: string | undefined): GatewayError | undefined {
     if (!this.active || !RETRIED_ELSEWHERE.has(method ?? '')) return undefined;
+    return this.refuse(`a ${method} request`);
+  }
+
+  /**
+   * The same 503 for what a stopping gateway must not start whatever its method: a websocket upgrade
+   * (a connection that would outlive this replica) and a reload (a program it would never serve).
+   */
+  refusalOf(what: string): GatewayError | undefined {
+    return this.active ? this.refuse(what) : undefined;
+  }
+
+  private refuse(what: string): GatewayError {
     this.refused++;
-    const e = new GatewayError('overloaded', `this gateway is stopping: a ${method} request is left to another replica (nothing was forwarded); retry`, { 'retry-after': '1' });
+    const e = new GatewayError('overloaded', `this gateway is stopping: ${what} is left to another replica (nothing was forwarded); retry`, { 'retry-after': '1' });
     e.quiet = true; // expected while stopping: the drain's summary line counts them
     return e;
   }

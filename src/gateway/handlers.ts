@@ -51,7 +51,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
     await p.proxy.forward(base, {
       method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
       onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
-      rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined,
+      rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined, rewriteLimit: p.migratedAnswerLimit,
       watch: p.drift?.watchOf(route, p),
     }, ex.res, ex.own, ex.cancellation);
   } catch (e) {

@@ -7,7 +7,7 @@ import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
 import type { PluginRegistry } from '../builders/plugin.js';
-import { upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
+import { DEFAULT_REWRITE_LIMIT, upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
 import type { Admission } from './admission/admission.js';
 import type { Drift } from './drift.js';
 import { HandOver } from './hand-over.js';
@@ -25,6 +25,8 @@ export interface ProgramOptions {
   hooks: Hook[];
   strict: boolean;
   bodyLimit: number;
+  /** Bytes of a migrated answer held to rewrite it (--migrated-answer-limit; default DEFAULT_REWRITE_LIMIT). */
+  migratedAnswerLimit?: number;
   /** Origins allowed to read answers ('*' = any, for public answers only). */
   corsOrigins: string[];
   /** Services the gateway signs for (refused to browsers unless their origin is listed). */
@@ -83,6 +85,7 @@ export function compileProgram(o: ProgramOptions): Program {
     crossSite: { services: o.credentialed, origins: new Set([...origins].filter((x) => x !== '*')), hosts: new Set(o.allowedHosts.map((h) => h.toLowerCase())) },
     strict: o.strict,
     bodyLimit: o.bodyLimit,
+    migratedAnswerLimit: o.migratedAnswerLimit ?? DEFAULT_REWRITE_LIMIT,
     get paramAjv() { return ajv.param; },
     get bodyAjv() { return ajv.body; },
     upstreams: new Map(Object.entries(o.upstreams).map(([k, v]) => [k, upstreamTarget(new URL(v))])),

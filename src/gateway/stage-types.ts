@@ -35,6 +35,8 @@ export interface Program {
   crossSite: CrossSiteGuard;
   strict: boolean;
   bodyLimit: number;
+  /** Bytes of an upstream answer held in memory to carry it back down a version change (then 502). */
+  migratedAnswerLimit: number;
   paramAjv: Ajv;
   bodyAjv: Ajv;
   /** Upstream REST base per service id. */

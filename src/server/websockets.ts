@@ -1,7 +1,9 @@
 // The websocket side of a running gateway: loaded on the first upgrade, one websocket gateway per
 // served release, its options read from the configuration a reload last applied.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Gateway, GatewayState, Served } from '../gateway/app.js';
+import { GatewayError } from '../gateway/errors.js';
 import { assignIdentity } from '../gateway/request-id.js';
 import { select } from '../gateway/app.js';
 import type { Metrics } from '../gateway/metrics.js';
@@ -51,9 +53,17 @@ export function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) =>
     if (!w) made.set(served, (w = m.createWebsocketGateway(optionsFor(served))));
     return w;
   };
+  let closed = false;
+  const refuse = (req: IncomingMessage, socket: Duplex, e: GatewayError): void => {
+    void (module ??= import('../gateway/websocket/index.js')).then((m) => forServed(m, gateway.state().default).refuse(req, socket, e));
+  };
   return {
     upgrade(req, socket, head) {
       socket.on('error', () => {}); // a reset while the module loads must not be an unhandled 'error'
+      // Stopping: refused like the GETs a stopping gateway leaves to other replicas (503, Retry-After),
+      // never upgraded, even by a release's websocket gateway made after close().
+      const stopping = gateway.handOver.refusalOf('a websocket upgrade') ?? (closed ? new GatewayError('overloaded', 'this gateway is stopping: a websocket upgrade is left to another replica; retry', { 'retry-after': '1' }) : undefined);
+      if (stopping) return refuse(req, socket, stopping);
       (module ??= import('../gateway/websocket/index.js')).then((m) => {
         const state = gateway.state();
         const chosen = select(state, req);
@@ -65,9 +75,7 @@ export function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) =>
         socket.destroy();
       });
     },
-    refuse(req, socket, e) {
-      void (module ??= import('../gateway/websocket/index.js')).then((m) => forServed(m, gateway.state().default).refuse(req, socket, e));
-    },
+    refuse,
     stats: () => {
       const sum = { ...retired };
       for (const w of made.values()) add(sum, w.stats());
@@ -85,7 +93,10 @@ export function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) =>
       prune();
       return out;
     },
-    close: async () => { await Promise.all([...made.values()].map((w) => w.close())); },
+    close: async () => {
+      closed = true;
+      await Promise.all([...made.values()].map((w) => w.close()));
+    },
   };
 }
 

@@ -23,6 +23,9 @@ const loadUndici = () => (loading ??= Promise.resolve().then(() => {
 /** Upstream answers up to this size (with a known length) are buffered and written in one go. */
 const BUFFER_LIMIT = 256 * 1024;
 
+/** Default of --migrated-answer-limit: the largest answer held in memory to be rewritten (8 MiB). */
+export const DEFAULT_REWRITE_LIMIT = 8 * 1024 * 1024;
+
 export interface UpstreamRequest {
   method: string;
   /** Raw path and query string as received. */
@@ -35,10 +38,16 @@ export interface UpstreamRequest {
   add?: Record<string, string>;
   /** Told the final status and headers as the upstream sent them, before anything reaches the client. */
   onAnswer?(status: number, headers: IncomingHttpHeaders): void;
-  /** Rewrites the whole answer body before it is sent (the answer is then buffered whatever its size). */
+  /** Rewrites the whole answer body before it is sent (the answer is then buffered, up to `rewriteLimit`). */
   rewrite?(status: number, body: Buffer): Buffer;
   /** Shown the whole body of the answers it wants (the gateway's drift count of the upstream's "no such …" answers). */
   watch?: AnswerWatch;
+  /**
+   * Bytes of an answer to rewrite held in memory at most (default DEFAULT_REWRITE_LIMIT): a longer
+   * answer is cut off at the upstream and the forward fails with UPSTREAM_TOO_LARGE (nothing was sent
+   * to the client yet).
+   */
+  rewriteLimit?: number;
 }
 
 /**
@@ -81,7 +90,7 @@ export interface ProxyOptions {
   connections?: number;
 }
 
-export type UpstreamErrorCode = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_BAD_ANSWER';
+export type UpstreamErrorCode = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_BAD_ANSWER' | 'UPSTREAM_TOO_LARGE';
 
 export class UpstreamError extends Error {
   constructor(readonly code: UpstreamErrorCode, message: string) {
@@ -150,6 +159,8 @@ class Answer implements Dispatcher.DispatchHandler {
   /** The answer's headers, set when the final status arrives (nothing reads them before). */
   private out!: Record<string, string | string[] | number>;
   private chunks: Buffer[] | null = null;
+  /** Bytes in `chunks`. */
+  private held = 0;
   private started = false;
 
   constructor(
@@ -184,6 +195,8 @@ class Answer implements Dispatcher.DispatchHandler {
     const length = Number(upstreamHeaders['content-length'] ?? NaN);
     if (this.req.method === 'HEAD') {
       if (length >= 0) out['content-length'] = length;
+    } else if (this.req.rewrite && length > this.rewriteLimit()) {
+      return c.abort(this.tooLarge(`${length} bytes`)); // refused before a byte of it is read
     } else if (length <= BUFFER_LIMIT || this.req.rewrite || (Number.isNaN(length) && this.req.watch?.wants(statusCode))) {
       this.chunks = [];
       return;
@@ -193,8 +206,21 @@ class Answer implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.chunks) this.chunks.push(chunk);
-    else if (!this.res.write(chunk)) {
+    if (this.chunks) {
+      this.held += chunk.length;
+      // An answer of unknown length that outgrows the limit: stop reading it (memory stays bounded).
+      if (this.req.rewrite && this.held > this.rewriteLimit()) return c.abort(this.tooLarge(`over ${this.held} bytes`));
+      this.chunks.push(chunk);
+      // A watched answer of unknown length that outgrows the buffer: not an error answer worth
+      // reading whole; it streams through from here, unwatched (memory stays bounded).
+      if (!this.req.rewrite && this.held > BUFFER_LIMIT) {
+        this.res.writeHead(this.status, this.out);
+        this.started = true;
+        const held = this.chunks;
+        this.chunks = null;
+        for (const b of held) this.res.write(b);
+      }
+    } else if (!this.res.write(chunk)) {
       c.pause(); // a slow client: stop reading the upstream until it drains
       this.res.once('drain', () => c.resume());
     }
@@ -212,6 +238,15 @@ class Answer implements Dispatcher.DispatchHandler {
       res.end(body);
     } else res.end();
     this.resolve();
+  }
+
+  private rewriteLimit(): number {
+    return this.req.rewriteLimit ?? DEFAULT_REWRITE_LIMIT;
+  }
+
+  private tooLarge(size: string): UpstreamError {
+    this.chunks = null;
+    return new UpstreamError('UPSTREAM_TOO_LARGE', `upstream ${this.base.host} answered ${size}, more than the ${this.rewriteLimit()} bytes (--migrated-answer-limit) the gateway holds to carry a migrated answer back to the client's release; the request was forwarded, its answer is not passed on`);
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {

@@ -205,6 +205,21 @@ test('upgrades without a token get 401 before any upstream connection; ?token= w
   c.ws.close();
 });
 
+test('the token query parameter is stripped however it is spelt or encoded; given twice, the upgrade is refused', async () => {
+  const g = await gateway(ENVS.HMAC);
+  for (const name of ['%74oken', 'Token', 'TOKEN', '%54OKEN']) {
+    ws.reset();
+    const c = await open(wsUrl(g, `/ws-api/v3?returnRateLimits=false&${name}=${TOKENS.trader}`));
+    assert.is((await call(c, 't1', 'order.status', { symbol: 'BTCUSDT', orderId: 1 })).status, 200, name);
+    assert.is(ws.connections[0].url, '/ws-api/v3?returnRateLimits=false', `${name}: the token is not forwarded`);
+    c.ws.close();
+  }
+  ws.reset();
+  const twice = await connect(wsUrl(g, `/ws-api/v3?token=${TOKENS.trader}&Token=${TOKENS.watcher}`));
+  assert.ok(isRefused(twice) && twice.status === 400, 'two token parameters: refused');
+  assert.is(ws.connections.length, 0);
+});
+
 test('a user-data stream opened through the gateway is kept alive while the client listens, and closed after', async () => {
   const g = await gateway(ENVS.HMAC, 150);
   // The listen key, over the websocket API: the gateway adds the API key.

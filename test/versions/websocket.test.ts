@@ -21,6 +21,7 @@ import { tempDir } from '../support/temp.js';
 import { cacheDirWithParses } from '../support/cache-dir.js';
 import { connect, isRefused, nextMessage, open, type Opened } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET } from '../signing/support.js';
+import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 
 const NEWEST = newestExchangeRelease();
 const test = suite('version changes over websockets');
@@ -161,6 +162,31 @@ test('signing mode: a frame the client signed is verified, migrated and signed a
   const odd = await call(c, { id: 'c3', method: 'orderList.place', params: { ...SELL_OCO, side: 'HOLD' } });
   assert.is(odd.status, 400);
   assert.is(up.received.length, 1);
+});
+
+test('signing mode with tokens: rights are checked against the method the frame is sent as (orderList.place.oco), not only the one named', async () => {
+  const file = join(tempDir('gw-ws-scope-'), 'tokens.yaml');
+  const NARROW = 'gwt_ws-scope-narrow-0123456789abcdef0123456789abcdef';
+  const WIDE = 'gwt_ws-scope-wide-0123456789abcdef0123456789abcdef012';
+  writeFileSync(file, `tokens:
+  - name: narrow
+    hash: ${hashLine(NARROW)}
+    allow: [{ ws: orderList.place }]
+  - name: wide
+    hash: ${hashLine(WIDE)}
+    allow: [{ ws: 'orderList.*' }]
+`);
+  const g = await gateway({ EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET }, ['--tokens-file', file]);
+  const narrow = await open(wsUrl(g, `/@3.5.1/ws-api/v3?token=${NARROW}`));
+  sockets.push(narrow.ws);
+  const refused = await call(narrow, { id: 'n1', method: 'orderList.place', params: SELL_OCO });
+  assert.equal([refused.id, refused.status, refused.error?.code], ['n1', 403, -2015], JSON.stringify(refused));
+  assert.match(refused.error!.msg, /not allowed to call orderList\.place\.oco, which orderList\.place at 3\.5\.1 is sent as/);
+  assert.is(up.received.length, 0, 'nothing forwarded');
+  const wide = await open(wsUrl(g, `/@3.5.1/ws-api/v3?token=${WIDE}`));
+  sockets.push(wide.ws);
+  assert.is((await call(wide, { id: 'w1', method: 'orderList.place', params: SELL_OCO })).status, 200);
+  assert.is(up.received[0]?.method, 'orderList.place.oco');
 });
 
 test('streams: the removed !bookTicker at 1.0.0 is refused 410 naming <symbol>@bookTicker, in the URL and in SUBSCRIBE; per-symbol streams pass', async () => {

@@ -1,12 +1,16 @@
 // Client authentication of proxied requests: `Authorization: Bearer <token>` checked against the
 // hashed tokens of GATEWAY_TOKENS_FILE and their allow-lists. Runs first among the proxy hooks,
 // before validation, so a refused request never reaches the upstream. The Authorization header
-// is never forwarded.
+// is never forwarded. A request a version change carries to another operation is checked again
+// before it is signed and forwarded: a token's rights cover what the gateway sends, not only what
+// the client names.
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { GatewayError } from '../errors.js';
 import type { Route } from '../route-table.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
 import { allowsUserData, bearerToken, findToken, type TokenEntry } from './tokens.js';
+import { spellingsOf } from '../form-params.js';
+import type { RequestState } from '../request-state.js';
 
 export interface ClientAuthOptions {
   tokens: TokenEntry[];
@@ -20,10 +24,19 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
   const tokens = opts.tokens;
   // Allow-list decisions per token and endpoint: the route set is finite, so this stays small.
   const decided = new Map<TokenEntry, Map<Route, boolean>>(tokens.map((t) => [t, new Map()]));
+  const allowed = (entry: TokenEntry, route: Route): boolean => {
+    const cache = decided.get(entry)!;
+    let ok = cache.get(route);
+    if (ok === undefined) cache.set(route, (ok = allows(entry, route)));
+    return ok;
+  };
+  /** The token and operation each request was admitted with, for the check after a version change. */
+  const admitted = new WeakMap<object, { entry: TokenEntry; route: Route }>();
 
   return {
     admit(state) {
       if (!opts.services.has(state.route.view.service.id)) return;
+      refuseQueryToken(tokens, state);
       // The client's Authorization (its gateway token) is never forwarded: the pipeline drops it for every request.
       const token = bearerToken(state.headers.authorization);
       if (token === undefined) {
@@ -34,16 +47,40 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
       if (!entry) {
         throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }
-      state.token = entry;
-      const cache = decided.get(entry)!;
-      let ok = cache.get(state.route);
-      if (ok === undefined) cache.set(state.route, (ok = allows(entry, state.route)));
-      if (!ok) {
+      if (!allowed(entry, state.route)) {
         const userData = userDataOperations(state.route.view.service).has(state.route.endpoint.endpoint.key);
         throw new GatewayError('forbidden', `Client token "${entry.name}" is not allowed to call ${state.route.endpoint.endpoint.key}${userData ? ' (the account\'s user data: the token needs the user-data right in the tokens file)' : ''}.`);
       }
+      state.token = entry;
+      admitted.set(state, { entry, route: state.route });
+    },
+    prepare(state) {
+      const a = admitted.get(state);
+      if (!a || a.route === state.route || allowed(a.entry, state.route)) return;
+      // The migrate stage moved the request to another operation (state.route is the target now).
+      const sent = state.route.endpoint.endpoint.key;
+      throw new GatewayError('forbidden', `Client token "${a.entry.name}" is not allowed to call ${sent}, which ${a.route.endpoint.endpoint.key} at ${a.route.view.release?.id ?? 'the pinned release'} is sent as (a version change): a token's rights are checked against the operation the gateway sends.`);
     },
   };
+}
+
+/**
+ * On REST the client token travels in Authorization only: a `token` query parameter, however spelt
+ * (`Token`, `%74oken`), is refused (400) rather than forwarded into the upstream's URL and logs. An
+ * endpoint whose own parameter is `token` (the exchange's gift-card asset) keeps it, spelt plainly
+ * and holding no client token.
+ */
+function refuseQueryToken(tokens: readonly TokenEntry[], state: RequestState): void {
+  const q = state.url.indexOf('?');
+  if (q < 0) return;
+  for (const p of spellingsOf(state.url.slice(q + 1), 'token')) {
+    const own = p.rawName === 'token' && state.route.params.knownParameters.some((x) => x.name === 'token');
+    if (own && !findToken(tokens, p.value)) continue;
+    const where = state.route.endpoint.endpoint.key;
+    throw new GatewayError('invalid', own
+      ? `Parameter 'token' of ${where} holds a client token: send it as Authorization: Bearer <token>; a client token is never put in the upstream's URL.`
+      : `Query parameter '${p.rawName}' is refused on ${where}: the client token goes in Authorization: Bearer <token> (a token query parameter is for websocket upgrades only), and would otherwise reach the upstream's URL.`);
+  }
 }
 
 export function allows(t: TokenEntry, route: Route): boolean {

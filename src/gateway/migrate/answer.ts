@@ -1,11 +1,14 @@
 // Carry an upstream answer back down a plan: the answer steps of every change, newest first,
-// applied to the parsed JSON. An answer that is not JSON is passed on as it came.
+// applied to the parsed JSON. An answer that is not JSON is passed on as it came. Read and written
+// again exactly (exact-json.ts): a value no step changes keeps the upstream's text (an id
+// 9007199254740993 is not rounded to a double on the way back).
 import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { transformNamed } from '../../catalogue/changes/transforms.js';
+import { readJson, writeJson } from '../../upstream/exact-json.js';
 
 export function migrateAnswer(steps: readonly AnswerStep[], status: number, body: Buffer): Buffer {
   try {
-    return Buffer.from(JSON.stringify(migrateData(steps, status, JSON.parse(body.toString('utf8')))));
+    return Buffer.from(writeJson(migrateData(steps, status, readJson(body.toString('utf8'), { duplicates: 'last' }))));
   } catch {
     return body; // not JSON (or a transform that could not read it): as it came
   }

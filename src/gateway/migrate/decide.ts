@@ -30,6 +30,13 @@ export const appliedChanges = (plan: Plan): string => plan.applied.map((a) => `$
 /** "; use <replacement>" after a refusal's reason, or nothing. */
 export const useInstead = (replacement?: string): string => (replacement ? `; use ${replacement}` : '');
 
+/** Which operation a client token's allow-list is checked against for a request the plan carries (tokens file). */
+export function tokenRights(plan: Plan): string {
+  if (plan.refuse) return `none: every request of ${plan.operation} at ${plan.release} is refused 410 before anything is sent`;
+  if (plan.target === plan.operation) return `${plan.operation}: the operation the client names is the one sent`;
+  return `both ${plan.operation} (the operation the client names) and ${plan.target} (the operation the gateway sends): a token allowed only the first is refused 403, nothing is sent`;
+}
+
 export function decide(plan: Plan, holdsKey: boolean, words: PlanWords): PlanDecisions {
   const header = appliedChanges(plan);
   let refusal: string | null = null;

@@ -4,7 +4,7 @@
 import { composePlan, endpointAt, upstreamIndex, type PlanBridge } from '../../catalogue/changes/compose.js';
 import { operationKind } from '../../catalogue/changes/ws-operations.js';
 import type { GatewayState, Served } from '../state.js';
-import { appliedChanges, useInstead } from './decide.js';
+import { appliedChanges, tokenRights, useInstead } from './decide.js';
 
 export function planAnswer(state: GatewayState, query: Record<string, unknown>): { status: number; body: unknown } {
   const release = query.release === undefined ? undefined : String(query.release);
@@ -21,7 +21,7 @@ export function planAnswer(state: GatewayState, query: Record<string, unknown>):
   const decision = c.refusal !== null ? `refused 410: ${c.refusal}`
     : c.plan.bridge ? bridged(c.plan.bridge)
     : `migrated to ${c.plan.target} (${c.header})${c.plan.changesSignedBytes ? (c.signer ? '; a client-signed request is verified and signed again with the held key' : '; it is not signed by the client') : ''}`;
-  return { status: 200, body: { release: at, operation, decision, keyHeld: c.signer !== undefined, plan: c.plan } };
+  return { status: 200, body: { release: at, operation, decision, tokenRights: tokenRights(c.plan), keyHeld: c.signer !== undefined, plan: c.plan } };
 }
 
 /** The same for a websocket-API method ("ws-api <method>") or a stream template ("stream <template>"), as the relay applies it. */
@@ -35,7 +35,7 @@ function websocketPlanAnswer(served: Served, operation: string): { status: numbe
   const decision = plan.refuse ? `refused 410: removed in ${plan.refuse.release}: ${plan.refuse.reason}${useInstead(plan.refuse.replacement)}`
     : plan.bridge ? `${bridged(plan.bridge)} (signing mode; without a key refused 410${useInstead(plan.bridge.replacement)})`
     : `migrated to ${plan.path} (${appliedChanges(plan)})${plan.needsKey ? '; a frame the client signed is carried only in signing mode (the gateway verifies it and signs again), else answered 410' : ''}`;
-  return { status: 200, body: { release: at, operation, decision, plan } };
+  return { status: 200, body: { release: at, operation, decision, tokenRights: tokenRights(plan), plan } };
 }
 
 /** A bridged operation's decision: the gateway answers it itself and holds the replacement upstream. */

@@ -6,6 +6,8 @@ import type { Secret } from '../../upstream/signing/secret.js';
 import { carriesSignature, queryOf, signUrl } from '../../upstream/signing/sign-request.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import type { Hook as ProxyHook, RequestState as ProxyRequestState } from '../pipeline.js';
+import { GatewayError } from '../errors.js';
+import { spellingsOf } from '../form-params.js';
 
 export interface SigningHookOptions {
   service: string;
@@ -18,6 +20,19 @@ export interface SigningHookOptions {
 }
 
 const SIGNED_QUERY = /(?:^|&)signature=/;
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
+
+/**
+ * A request the gateway signs carries no signature of its own as `signature`, but it may carry one
+ * spelt otherwise (`%73ignature`, `Signature`): the upstream would get two. Refused (400) naming it.
+ */
+function refuseOtherSignatures(state: ProxyRequestState): void {
+  const form = state.body.length > 0 && FORM_TYPE.test(state.headers['content-type'] ?? '');
+  const odd = spellingsOf(queryOf(state.url), 'signature')[0] ?? (form ? spellingsOf(state.body.toString('utf8'), 'signature')[0] : undefined);
+  if (!odd) return;
+  throw new GatewayError('duplicate', `Parameter '${odd.rawName}' reads as 'signature', which the gateway adds to this request (${state.route.endpoint.endpoint.key}): send it unsigned, or signed with 'signature' spelt plainly.`);
+}
 
 export function signingHook(opts: SigningHookOptions): ProxyHook {
   const header = opts.header.toLowerCase();
@@ -48,6 +63,7 @@ export function signingHook(opts: SigningHookOptions): ProxyHook {
       if (r === 'none') return;
       if (r === 'sign') {
         if (carriesSignature(state.url, state.body)) return; // signed in the form body
+        refuseOtherSignatures(state);
         state.url = signUrl(state.url, state.body, sign, { now: clock(), recvWindow: opts.recvWindow });
       }
       state.headers = { ...state.headers, [header]: apiKey };

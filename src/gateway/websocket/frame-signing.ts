@@ -6,7 +6,9 @@
 //   3. for the signed service: a SIGNED method sent without `signature` gets apiKey, timestamp
 //      (+ recvWindow) and signature; an API_KEY method sent without `apiKey` gets apiKey. A frame
 //      that brings its own signature (or key) passes unchanged, as over REST.
-// Only frames the gateway changes are re-serialised; every other frame keeps the client's bytes.
+// Only frames the gateway changes are written again, and then every value it did not add keeps the
+// client's text (exact-json.ts: ids and numbers are never read as doubles); every other frame keeps
+// the client's bytes.
 import { currentAt } from '../../catalogue/lifecycle.js';
 import type { WsMethod } from '../../catalogue/model.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
@@ -14,10 +16,11 @@ import type { Secret } from '../../upstream/signing/secret.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
+import { DuplicateKey, isJsonObject, writeJson } from '../../upstream/exact-json.js';
 import { allowsUserData, allowsWsMethod, type TokenEntry } from '../client-auth/tokens.js';
 import type { UserDataBridge } from '../user-data/bridge.js';
 import { envelope, GatewayError } from '../errors.js';
-import type { WsApiChecker } from './frames.js';
+import { idOf, readFrame, type WsApiChecker } from './frames.js';
 
 /** The gateway's credentials for the websocket API of one service (signing mode). */
 export interface WsSigning {
@@ -48,7 +51,16 @@ export function supplyParams(checker: WsApiChecker, signing: WsSigning | undefin
   checker.supplies = (method, params) => SUPPLIES[roleOf(method, at, params)];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The method a frame the gateway rewrote calls. */
+function methodOf(frame: Buffer | string): string | undefined {
+  try {
+    const v = JSON.parse(typeof frame === 'string' ? frame : frame.toString('utf8')) as { method?: unknown };
+    return typeof v?.method === 'string' ? v.method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 
 /**
  * The inspect of one websocket-API connection in signing mode: `check` is the catalogue's (its
@@ -62,37 +74,41 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
   const apiKey = ours?.apiKey.reveal();
   const clock = ours?.clock ?? Date.now;
   return (data, isBinary) => {
-    let req: Record<string, unknown> | undefined;
-    try {
-      const v: unknown = JSON.parse(data.toString('utf8'));
-      if (isObject(v)) req = v;
-    } catch { /* the checker answers malformed frames */ }
+    const read = readFrame(data);
+    const req = read instanceof DuplicateKey ? undefined : read ?? undefined; // the checker answers malformed frames and keys given twice
     const name = typeof req?.method === 'string' ? req.method : undefined;
-    const id = typeof req?.id === 'string' || typeof req?.id === 'number' ? req.id : null;
+    const answerError = (e: GatewayError) => writeJson({ id: idOf(req!.id), status: e.status, error: envelope(service, e.reason, e.message) });
+    const refuse = (message: string) => answerError(new GatewayError('forbidden', message));
     const isUserData = name !== undefined && userData.has(`ws-api ${name}`);
     // The account's user data is a right of its own: the right allows its methods, `ws:` entries do not.
     if (token && name !== undefined && (isUserData ? !allowsUserData(token) : !allowsWsMethod(token, name))) {
-      const e = new GatewayError('forbidden', `Client token "${token.name}" is not allowed to call ${name}${isUserData ? ' (the account\'s user data: the token needs the user-data right in the tokens file)' : ''}.`);
-      return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
+      return refuse(`Client token "${token.name}" is not allowed to call ${name}${isUserData ? ' (the account\'s user data: the token needs the user-data right in the tokens file)' : ''}.`);
     }
     // [user data] A method the listen-key bridge answers (signing mode): answered here, never forwarded.
     const action = name === undefined ? undefined : bridged?.methods.get(name);
     if (action !== undefined && bridged?.bridge) {
       try {
-        const params = isObject(req!.params) ? req!.params : {};
-        return JSON.stringify({ id, status: 200, result: bridged.bridge.act(action, token?.name ?? '', params.listenKey).body });
+        const params = isJsonObject(req!.params) ? req!.params : {};
+        return writeJson({ id: idOf(req!.id), status: 200, result: bridged.bridge.act(action, token?.name ?? '', params.listenKey as string | undefined).body });
       } catch (e) {
         if (!(e instanceof GatewayError)) throw e;
-        return JSON.stringify({ id, status: e.status, error: envelope(service, e.reason, e.message) });
+        return answerError(e);
       }
     }
     const answer = check(data, isBinary);
+    if (token && name !== undefined && typeof answer === 'object') {
+      // A version change carried the frame to another method: the token's rights cover that one too.
+      const sent = methodOf(answer.forward);
+      if (sent !== name && (sent === undefined || !allowsWsMethod(token, sent))) {
+        return refuse(`Client token "${token.name}" is not allowed to call ${sent ?? 'the method'}, which ${name} at ${checker.view.release?.id ?? 'the pinned release'} is sent as (a version change): a token's rights are checked against the method the gateway sends.`);
+      }
+    }
     if (answer !== undefined || !ours || !req || name === undefined) return answer;
     const method = byName.get(name);
-    const params = isObject(req.params) ? req.params : {};
+    const params = isJsonObject(req.params) ? req.params : {};
     const role = method ? roleOf(method, checker.view.at, params) : 'none';
     if (role === 'none') return undefined;
     const signed = role === 'sign' ? signWsParams(params, ours.signer, { apiKey: apiKey!, now: clock(), recvWindow: ours.recvWindow }) : { ...params, apiKey };
-    return { forward: JSON.stringify({ ...req, params: signed }) };
+    return { forward: writeJson({ ...req, params: signed }) }; // every value the gateway did not add as the client wrote it
   };
 }

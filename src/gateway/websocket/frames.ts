@@ -1,11 +1,15 @@
 // Client frames checked against the catalogue before they are relayed: SUBSCRIBE / UNSUBSCRIBE on a
 // stream connection, {id, method, params} requests on a websocket-API connection. A frame that fails
 // is answered in the upstream's own error shape (with the request's id) and never forwarded; a frame
-// that passes is forwarded as the exact bytes the client sent.
+// that passes is forwarded as the exact bytes the client sent. Frames are read without changing a
+// value (exact-json.ts: an id 9007199254740993 stays that id in the answer), and a frame that gives
+// a key twice (two `method`s, a param twice) is refused: the check and the upstream could read
+// different ones.
 import type { Ajv } from 'ajv';
 import { aliveAt, lifecycleFacts } from '../../catalogue/lifecycle.js';
 import type { WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
+import { DuplicateKey, ExactNumber, isJsonObject, plainJson, readJson, writeJson } from '../../upstream/exact-json.js';
 import { envelope, GatewayError } from '../errors.js';
 import { checkParams, type ParamTarget } from '../validate-params.js';
 import type { StreamMatcher } from './stream-names.js';
@@ -14,20 +18,32 @@ import type { StreamMatcher } from './stream-names.js';
 export type Verdict = string | undefined;
 
 
-type Id = string | number | null;
-const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' ? v : null);
+/** A request id as the client wrote it (an ExactNumber for one a double would change). */
+export type Id = string | number | ExactNumber | null;
+export const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' || v instanceof ExactNumber ? v : null);
 
-function parseObject(data: Buffer): Record<string, unknown> | null {
+/** A client frame read exactly: its object, the key it gives twice, or null when it is no JSON object. */
+export function readFrame(data: Buffer | string): Record<string, unknown> | DuplicateKey | null {
   // Cheap pre-check: a JSON object starts with '{' (after optional white space).
+  const text = typeof data === 'string' ? data : data.toString('utf8');
   let i = 0;
-  while (i < data.length && (data[i] === 0x20 || data[i] === 0x0a || data[i] === 0x0d || data[i] === 0x09)) i++;
-  if (data[i] !== 0x7b) return null;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  if (text[i] !== '{') return null;
   try {
-    const v: unknown = JSON.parse(data.toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
+    const v = readJson(text);
+    return isJsonObject(v) ? v : null;
+  } catch (e) {
+    return e instanceof DuplicateKey ? e : null;
   }
+}
+
+/** The refusal of a frame that gives a key twice, and the id to answer it with (unless `id` is the key given twice). */
+function duplicateRefusal(data: Buffer, dup: DuplicateKey): { id: Id; message: string } {
+  let id: Id = null;
+  if (!(dup.key === 'id' && dup.path === '')) {
+    try { id = idOf((readJson(data.toString('utf8'), { duplicates: 'last' }) as { id?: unknown }).id); } catch { /* no id to give */ }
+  }
+  return { id, message: `Malformed request: the key '${dup.key}' is given more than once${dup.path ? ` in ${dup.path}` : ''}; send each key once.` };
 }
 
 /**
@@ -37,7 +53,12 @@ function parseObject(data: Buffer): Record<string, unknown> | null {
  * SUBSCRIBE / UNSUBSCRIBE that passed (the connection's streams, checked again after a reload).
  */
 export function checkStreamFrame(matcher: StreamMatcher, data: Buffer, forwarded?: (method: 'SUBSCRIBE' | 'UNSUBSCRIBE', names: string[]) => void): Verdict {
-  const req = parseObject(data);
+  const req = readFrame(data);
+  if (req instanceof DuplicateKey) {
+    const { id, message } = duplicateRefusal(data, req);
+    const codes = matcher.view.service.errors.codes;
+    return writeJson({ error: { code: codes.streamInvalid ?? codes.unknown, msg: `Invalid request: ${message}` }, id });
+  }
   if (!req || (req.method !== 'SUBSCRIBE' && req.method !== 'UNSUBSCRIBE') || !Array.isArray(req.params)) return undefined;
   const refusals: string[] = [];
   const names: string[] = [];
@@ -54,7 +75,7 @@ export function checkStreamFrame(matcher: StreamMatcher, data: Buffer, forwarded
   const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more invalid stream name${refusals.length > 2 ? 's' : ''})` : '';
   // The stream server's own code for an invalid request, from service.yaml (errors.codes.streamInvalid).
   const codes = matcher.view.service.errors.codes;
-  return JSON.stringify({ error: { code: codes.streamInvalid ?? codes.unknown, msg: `Invalid request: ${refusals[0]}${more}` }, id: idOf(req.id) });
+  return writeJson({ error: { code: codes.streamInvalid ?? codes.unknown, msg: `Invalid request: ${refusals[0]}${more}` }, id: idOf(req.id) });
 }
 
 /** Charges a request frame to the rate limits: the refusal (429), or undefined to forward. */
@@ -90,7 +111,11 @@ export class WsApiChecker {
    * method it calls through `served`. A valid frame is then charged to the rate limits (`charge`).
    */
   check(data: Buffer, served?: (facts: ApiRequestFacts) => void, charge?: FrameCharge): Verdict {
-    const req = parseObject(data);
+    const req = readFrame(data);
+    if (req instanceof DuplicateKey) {
+      const { id, message } = duplicateRefusal(data, req);
+      return this.answer(id, new GatewayError('duplicate', message));
+    }
     if (!req) return this.answer(null, new GatewayError('missing', 'Malformed request: expected a JSON object {"id", "method", "params"}.'));
     const id = idOf(req.id);
     if (typeof req.method !== 'string' || req.method === '') {
@@ -98,10 +123,11 @@ export class WsApiChecker {
     }
     const method = this.byName.get(req.method);
     if (!method) return this.answer(id, this.notServed(req.method));
-    if (req.params !== undefined && (req.params === null || typeof req.params !== 'object' || Array.isArray(req.params))) {
+    if (req.params !== undefined && !isJsonObject(req.params)) {
       return this.answer(id, new GatewayError('missing', `Malformed 'params' of ${method.name}: expected a JSON object.`));
     }
-    const params = (req.params ?? {}) as Record<string, unknown>;
+    // Validated (and charged) as JSON.parse reads the values; forwarded as the client wrote them.
+    const params = plainJson(req.params ?? {}) as Record<string, unknown>;
     try {
       checkParams(this.ajv, this.target(method), params, {}, { strict: this.strict, supplied: this.supplies?.(method, params) });
     } catch (e) {
@@ -147,6 +173,6 @@ export class WsApiChecker {
   private answer(id: Id, e: GatewayError): string {
     // The websocket API answers a refused request with status 400 whatever the reason, except a rate
     // limit (429, as the exchange answers one) and the gateway's own trouble (5xx).
-    return JSON.stringify({ id, status: e.status === 429 || e.status >= 500 ? e.status : 400, error: envelope(this.view.service, e.reason, e.message) });
+    return writeJson({ id, status: e.status === 429 || e.status >= 500 ? e.status : 400, error: envelope(this.view.service, e.reason, e.message) });
   }
 }

@@ -15,12 +15,13 @@ import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
 import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
+import { isJsonObject, readJson, scalarText, writeJson } from '../../upstream/exact-json.js';
 import { envelope, GatewayError } from '../errors.js';
 import { migrateData } from '../migrate/answer.js';
 import { decide, useInstead, type PlanDecisions } from '../migrate/decide.js';
 import { signatureMatches } from '../migrate/verify.js';
 import { supplyParams, type WsSigning } from './frame-signing.js';
-import { WsApiChecker, type ApiRequestFacts, type FrameCharge } from './frames.js';
+import { idOf, readFrame, WsApiChecker, type ApiRequestFacts, type FrameCharge, type Id } from './frames.js';
 import type { StreamCheck, StreamMatcher } from './stream-names.js';
 
 /** Answers awaited per connection whose frames come back migrated: a bound on memory, not on requests. */
@@ -71,9 +72,8 @@ export interface FrameMigrationOptions {
   logger?: Pick<Logger, 'info'>;
 }
 
-type Id = string | number | null;
-const idOf = (v: unknown): Id => (typeof v === 'string' || typeof v === 'number' ? v : null);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A pending answer's key: a request id as written ("n:9007199254740993", "s:abc"); a string and a number stay apart. */
+const keyOf = (id: Id): string | null => (id === null ? null : typeof id === 'string' ? `s:${id}` : `n:${String(id)}`);
 
 /** The migrations of one served release's view, or null when nothing of its websockets changes. */
 export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): FrameMigrations | null {
@@ -115,7 +115,7 @@ export function frameMigrations(view: ReleaseView, o: FrameMigrationOptions): Fr
     bridged,
     wsApi(checker, served, charge) {
       if (!methods.size) return null;
-      const pending = new Map<Id, readonly AnswerStep[]>();
+      const pending = new Map<string, readonly AnswerStep[]>();
       return { up: migratingInspect(plans, checker, served, charge, pending), down: answers ? answersDown(pending) : undefined };
     },
   };
@@ -134,7 +134,7 @@ interface MethodPlans {
 }
 
 /** A connection's request frames: checked at its release, then those of a method with a plan carried up it. */
-function migratingInspect(p: MethodPlans, checker: WsApiChecker, served: (facts: ApiRequestFacts) => void, charge: FrameCharge | undefined, pending: Map<Id, readonly AnswerStep[]>): Inspect {
+function migratingInspect(p: MethodPlans, checker: WsApiChecker, served: (facts: ApiRequestFacts) => void, charge: FrameCharge | undefined, pending: Map<string, readonly AnswerStep[]>): Inspect {
   const told = new Set<string>();
   return (data) => {
     let called: WsMethod | undefined;
@@ -142,45 +142,51 @@ function migratingInspect(p: MethodPlans, checker: WsApiChecker, served: (facts:
     if (verdict !== undefined || !called) return verdict;
     const mp = p.methods.get(called.name);
     if (!mp) return undefined;
-    const req = JSON.parse(data.toString('utf8')) as Record<string, unknown>; // the checker parsed it already
+    const req = readFrame(data) as Record<string, unknown>; // the checker read it already: an object, each key once
     const id = idOf(req.id);
     try {
-      const params = migrateUp(mp, isObject(req.params) ? { ...req.params } : {}, p.signing);
-      const frame = JSON.stringify({ ...req, method: mp.plan.path, params });
+      const params = migrateUp(mp, isJsonObject(req.params) ? { ...req.params } : {}, p.signing);
+      // Written again with every value the plan does not change as the client wrote it (exact-json.ts).
+      const frame = writeJson({ ...req, method: mp.plan.path, params });
       // Validated again where it is going: the target method at the upstream's release.
       const invalid = p.head().check(Buffer.from(frame, 'utf8'));
       if (invalid !== undefined) return invalid;
       const signed = p.signing ? signAsTarget(p.service, p.u, mp.plan.path, params, p.signing) : params;
-      if (mp.answer && id !== null) {
-        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as Id);
-        pending.set(id, mp.answer);
+      const key = keyOf(id);
+      if (mp.answer && key !== null) {
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
+        pending.set(key, mp.answer);
       }
       if (!told.has(called.name)) {
         told.add(called.name);
         p.logger?.info(`ws-api ${called.name} at ${mp.plan.release}: migrated to ${mp.plan.path} at ${mp.plan.upstreamRelease} (${mp.header})`);
       }
-      return { forward: signed === params ? frame : JSON.stringify({ ...req, method: mp.plan.path, params: signed }) };
+      return { forward: signed === params ? frame : writeJson({ ...req, method: mp.plan.path, params: signed }) };
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
-      return JSON.stringify({ id, status: e.status, error: envelope(p.service, e.reason, e.message) });
+      return writeJson({ id, status: e.status, error: envelope(p.service, e.reason, e.message) });
     }
   };
 }
 
-/** The answers of migrated requests, by request id, carried down their plan's answer steps. */
-function answersDown(pending: Map<Id, readonly AnswerStep[]>): DownInspect {
+/**
+ * The answers of migrated requests, by request id, carried down their plan's answer steps; every
+ * value the steps do not change keeps the upstream's text (an order id 9007199254740993 included).
+ */
+function answersDown(pending: Map<string, readonly AnswerStep[]>): DownInspect {
   return (data, isBinary) => {
     if (isBinary || !pending.size) return undefined;
     let frame: unknown;
-    try { frame = JSON.parse(data.toString('utf8')); } catch { return undefined; }
-    if (!isObject(frame)) return undefined;
-    const steps = pending.get(idOf(frame.id));
+    try { frame = readJson(data.toString('utf8'), { duplicates: 'last' }); } catch { return undefined; }
+    if (!isJsonObject(frame)) return undefined;
+    const key = keyOf(idOf(frame.id));
+    const steps = key === null ? undefined : pending.get(key);
     if (!steps) return undefined;
-    pending.delete(idOf(frame.id));
+    pending.delete(key!);
     const status = typeof frame.status === 'number' ? frame.status : 200;
     if (status >= 400) frame.error = migrateData(steps, status, frame.error);
     else frame.result = migrateData(steps, status, frame.result);
-    return JSON.stringify(frame);
+    return writeJson(frame);
   };
 }
 
@@ -227,7 +233,7 @@ function applyParts(params: Record<string, unknown>, parts: readonly RequestPart
     const seg = part.segment;
     const next: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(out)) {
-      const { to, mapped } = mapParam(seg, k, v === undefined || v === null || typeof v === 'object' ? undefined : String(v));
+      const { to, mapped } = mapParam(seg, k, scalarText(v));
       if (to !== null) next[to] = mapped ?? v;
     }
     for (const a of addedParams(seg, (name) => name in next)) next[a.name] = a.value;

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { bearerToken, findToken, type TokenEntry } from '../client-auth/tokens.js';
 import { crossSiteRefusal, type CrossSiteGuard } from '../cross-site.js';
 import { GatewayError } from '../errors.js';
+import { spellingsOf } from '../form-params.js';
 
 export interface UpgradeAuth {
   /** Client tokens (GATEWAY_TOKENS_FILE); undefined: none configured, upgrades need no token. */
@@ -21,7 +22,6 @@ export interface UpgradeAuth {
 }
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="gateway"' };
-const TOKEN_PARAM = /(?:^|&)token=([^&]*)/;
 
 /**
  * Check an upgrade; returns the client's token entry (undefined when no tokens are configured).
@@ -45,20 +45,21 @@ export function authenticateUpgrade(auth: UpgradeAuth, req: IncomingMessage): To
   return entry;
 }
 
-/** The `token` query parameter (decoded; null when malformed), removed from req.url. */
+/**
+ * The `token` query parameter (decoded; null when malformed), removed from req.url however it is
+ * spelt (`Token`, `%74oken`: the upstream must never see one). Given more than once: refused (400).
+ */
 function takeQueryToken(req: IncomingMessage): string | null | undefined {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   if (q < 0) return undefined;
   const query = url.slice(q + 1);
-  const m = TOKEN_PARAM.exec(query);
-  if (!m) return undefined;
-  const rest = query.replace(/(?:^|&)token=[^&]*/g, '').replace(/^&/, '');
+  const found = spellingsOf(query, 'token');
+  if (!found.length) return undefined;
+  const taken = new Set(found.map((p) => p.raw));
+  const rest = query.split('&').filter((x) => x !== '' && !taken.has(x)).join('&');
   req.url = rest ? `${url.slice(0, q)}?${rest}` : url.slice(0, q);
-  try {
-    const t = decodeURIComponent(m[1]);
-    return /^[\x21-\x7e]{1,512}$/.test(t) ? t : null;
-  } catch {
-    return null;
-  }
+  if (found.length > 1) throw new GatewayError('duplicate', `The token query parameter was sent ${found.length} times (${found.map((p) => `'${p.rawName}'`).join(', ')}): send one.`);
+  const t = found[0].value;
+  return /^[\x21-\x7e]{1,512}$/.test(t) ? t : null;
 }

@@ -3,6 +3,7 @@
 // configured), sort the params by name, sign `name=encodeURIComponent(value)&…` (arrays and
 // objects as their JSON text), and add `signature`: HMAC as lower-case hex, RSA and Ed25519 as
 // plain base64 (a JSON value, not a URL: no percent-encoding, unlike REST).
+import { scalarText, writeJson } from '../exact-json.js';
 import type { Signer } from './signers.js';
 
 export interface WsSignOptions {
@@ -13,13 +14,16 @@ export interface WsSignOptions {
   recvWindow?: string;
 }
 
-/** The text the upstream verifies: every param but `signature`, sorted by name. */
+/**
+ * The text the upstream verifies: every param but `signature`, sorted by name. A number is signed as
+ * the frame carries it (an ExactNumber's own text: 9007199254740993, 1.10), never as a double.
+ */
 export function wsSignaturePayload(params: Readonly<Record<string, unknown>>): string {
   const pairs: string[] = [];
   for (const name of Object.keys(params).sort()) {
     const v = params[name];
     if (name === 'signature' || v === undefined || v === null) continue;
-    pairs.push(`${name}=${encodeURIComponent(typeof v === 'object' ? JSON.stringify(v) : String(v))}`);
+    pairs.push(`${name}=${encodeURIComponent(scalarText(v) ?? writeJson(v))}`);
   }
   return pairs.join('&');
 }
