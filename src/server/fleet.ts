@@ -5,8 +5,9 @@
 //     fleet's target, and every other replica reloads from its own copy, swapping only if that copy
 //     has the target's hash (otherwise it keeps its last good program, says so, and tries again as
 //     its copy may still be on its way, e.g. a ConfigMap update);
-//   - every replica keeps a key with its hash (expiring, refreshed), so each can tell whether the
-//     fleet agrees; /_gateway/health shows it and metrics count it.
+//   - every replica keeps a record with its hash (expiring, refreshed, its name in a registry scored
+//     by heartbeat), so each can tell whether the fleet agrees; /_gateway/health shows it and metrics
+//     count it.
 // Redis being away costs nothing but this: each replica keeps serving what it has.
 //
 // Nothing read from Redis is trusted beyond its form (anyone who can write these keys can write
@@ -15,8 +16,11 @@
 // are a hash, heartbeats no older than the TTL and not from the future), so health and metrics stay
 // small whatever the store holds and those left out are counted as `ignored`. A target or a notice is
 // followed only if a live replica's record reports its hash (a publisher writes its own record
-// first): one that names nothing real is dropped after that one look, without a reload. Retries
-// towards a target last at most RETRY_FOR_MS, once per hash: a hash given up on is not retried again.
+// first): one that names nothing real is dropped after that one look, without a reload. Tries
+// towards a target last at most retryForMs (2 minutes), once per hash: a hash given up on or
+// superseded is not tried again, and the fleet asks for at most one reload per retryMs (2 s).
+// The trust model, for operators: whoever can write these keys can make the fleet look divided or
+// spend reloads, never make a replica serve anything but its own copy (documented under Operating a fleet).
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient } from 'ioredis';

@@ -168,7 +168,7 @@ export class OverloadManager {
 
   observe(metrics: Metrics): void {
     metrics.addGauge('gateway_connections_open', 'Open client connections (websockets included).', () => this.open);
-    metrics.addGauge('gateway_connections_cap', 'Client connections at most; past it new ones get a 503 written on the socket and are closed.', () => this.s.cap);
+    metrics.addGauge('gateway_connections_cap', 'Client connections at most; at it a new one first makes room (the oldest connection that sent nothing, else the longest idle, is closed), else gets a 503 written on the socket and is closed.', () => this.s.cap);
     metrics.addGauge('gateway_overload_active', '1 while open connections are past the high-water mark (timeouts shortened, idle connections closed), until back below the low-water mark.', () => (this.overloaded ? 1 : 0));
     metrics.addCounter('gateway_overload_transitions_total', 'Times the overload manager entered or left the overloaded state.', () => this.transitions);
     metrics.addCounter('gateway_connections_reused_total', 'Connections closed at the cap to make room for a new one (the oldest that had sent nothing, else the longest idle).', () => this.reused);
