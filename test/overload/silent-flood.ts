@@ -105,9 +105,8 @@ export async function silentFlood(fds: number, silent: number, upstreamConnectio
         await sleep(200);
       }
     })();
-    const opened = await flood.opened;
-    const { closedAt, refused } = await flood.result;
-    flooding = false;
+    const floodOver = Promise.all([flood.opened, flood.result]).finally(() => { flooding = false; });
+    const [opened, { closedAt, refused }] = await floodOver;
     await newcomer;
     assert.equal(fresh.filter((c) => c.status !== 200), [], `a new connection was served every time (${fresh.length} calls)`);
     assert.ok(closedAt.every((t) => t > 0), `${closedAt.filter((t) => t < 0).length} silent connections still open`);
