@@ -28,24 +28,9 @@ import type { Metrics } from '../gateway/metrics.js';
 import type { ReloadOutcome } from '../gateway/state.js';
 import type { Logger } from '../log.js';
 import { shown } from '../setting-values.js';
+import { CHANNEL, MAX_REPLICAS, RECORD, REGISTRY, TARGET, notice, readStore, replicaName, withRecordReader, type FleetClient } from './fleet-store.js';
 
 const require = createRequire(import.meta.url);
-const PREFIX = 'catalogue-gateway:fleet';
-const CHANNEL = `${PREFIX}:published`;
-/** Every live replica's name, scored by its last heartbeat (ms since the epoch). */
-const REGISTRY = `${PREFIX}:replicas`;
-const RECORD = `${PREFIX}:replica:`;
-const TARGET = `${PREFIX}:target`;
-/** Replicas listed at most (newest heartbeats first); more are counted as ignored. */
-export const MAX_REPLICAS = 256;
-/** A replica's name: host:pid:port, at most this long, of letters, digits and . _ - : [ ]. */
-export const MAX_NAME = 128;
-const NAME = /^[A-Za-z0-9._:[\]-]{1,128}$/;
-const HASH = /^[0-9a-f]{16}$/;
-/** Longest target record or notice read (a real one is ~120 bytes). */
-const MAX_NOTICE = 512;
-/** A heartbeat this far in the future (clock skew between machines) still counts. */
-const SKEW_MS = 5000;
 /** Hashes given up on, remembered (the oldest forgotten first). */
 const GIVEN_UP = 16;
 
@@ -61,24 +46,6 @@ export interface FleetTimings {
 }
 export const FLEET_TIMINGS: FleetTimings = { heartbeatMs: 2000, ttlMs: 10_000, retryMs: 2000, retryForMs: 120_000 };
 
-/**
- * The live replicas' records, read and bounded inside Redis (one round trip, at most MAX_REPLICAS
- * names of at most MAX_NAME characters, each value cut to 64 bytes), and how many were live at all.
- */
-const READ_RECORDS = `
-local now = tonumber(ARGV[1])
-local oldest, newest = now - tonumber(ARGV[2]), now + tonumber(ARGV[3])
-local live = redis.call('ZCOUNT', KEYS[1], oldest, newest)
-local names = redis.call('ZREVRANGEBYSCORE', KEYS[1], newest, oldest, 'LIMIT', 0, tonumber(ARGV[4]))
-local out = {}
-for _, name in ipairs(names) do
-  if #name <= tonumber(ARGV[5]) and not string.find(name, '[^%w%.%-_:%[%]]') then
-    out[#out + 1] = name
-    out[#out + 1] = redis.call('GETRANGE', ARGV[6] .. name, 0, 63)
-  end
-end
-return { live, out }
-`;
 /** How a reload the fleet asked for names itself (such a reload is not published again). */
 export const FLEET_TRIGGER = 'fleet:';
 
@@ -117,14 +84,12 @@ export interface FleetOptions {
   timings?: Partial<FleetTimings>;
 }
 
-type Records = RedisClient & { fleetRecords(key: string, ...args: (string | number)[]): Promise<[number, string[]]> };
-
 export function joinFleet(o: FleetOptions): Fleet {
   return new FleetMember(o);
 }
 
 class FleetMember implements Fleet {
-  private readonly client: Records;
+  private readonly client: FleetClient;
   private readonly subscriber: RedisClient;
   private readonly name: string;
   private readonly replica: string;
@@ -151,12 +116,10 @@ class FleetMember implements Fleet {
     const { Redis } = require('ioredis') as typeof import('ioredis');
     const options = { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, commandTimeout: 1000, retryStrategy: (n: number) => Math.min(100 * n, 2000) };
     this.t = { ...FLEET_TIMINGS, ...o.timings };
-    this.client = new Redis(o.url, options) as Records;
-    this.client.defineCommand('fleetRecords', { numberOfKeys: 1, lua: READ_RECORDS });
+    this.client = withRecordReader(new Redis(o.url, options));
     this.subscriber = new Redis(o.url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
     this.name = shown(o.url, true);
-    // In the alphabet every replica accepts (a host name with other characters has them replaced).
-    this.replica = (o.replica ?? `${hostname()}:${process.pid}`).replace(/[^A-Za-z0-9._:[\]-]/g, '_').slice(-MAX_NAME) || 'replica';
+    this.replica = replicaName(o.replica ?? `${hostname()}:${process.pid}`);
     const onError = (e: Error) => this.unreachable(e);
     this.client.on('error', onError);
     this.subscriber.on('error', onError);
@@ -210,14 +173,8 @@ class FleetMember implements Fleet {
         .zadd(REGISTRY, now, this.replica)
         .zremrangebyscore(REGISTRY, '-inf', now - 6 * this.t.ttlMs) // replicas gone for good
         .exec();
-      const [[live, flat], target] = await Promise.all([
-        client.fleetRecords(REGISTRY, now, this.t.ttlMs, SKEW_MS, MAX_REPLICAS, MAX_NAME, RECORD),
-        client.getrange(TARGET, 0, MAX_NOTICE - 1),
-      ]);
-      const replicas: FleetStatus['replicas'] = [];
-      for (let i = 0; i + 1 < flat.length; i += 2) if (NAME.test(flat[i]) && HASH.test(flat[i + 1])) replicas.push({ replica: flat[i], hash: flat[i + 1] });
-      this.replicas = replicas.sort((a, b) => (a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : 0));
-      const ignored = Math.max(0, Number(live) - replicas.length);
+      const { replicas, ignored, target } = await readStore(client, now, this.t.ttlMs);
+      this.replicas = replicas;
       if (ignored && !this.ignored) this.o.logger.warn(`fleet store ${this.name}: ${ignored} live replica record(s) ignored (malformed, or past the ${MAX_REPLICAS} listed); who else writes to it?`);
       this.ignored = ignored;
       this.connected = true;
@@ -225,7 +182,7 @@ class FleetMember implements Fleet {
       const noticed = this.noticed;
       this.noticed = undefined;
       if (noticed) this.decide(noticed, 'notice');
-      this.decide(notice(target)?.hash ?? null, 'target');
+      this.decide(target, 'target');
     } catch (e) {
       this.unreachable(e as Error);
     }
@@ -331,16 +288,5 @@ class FleetMember implements Fleet {
     await Promise.all([this.client.del(`${RECORD}${this.replica}`), this.client.zrem(REGISTRY, this.replica)]).catch(() => {});
     this.client.disconnect(false);
     this.subscriber.disconnect(false);
-  }
-}
-
-/** A target record or notice: `{"hash": "<16 hex>", …}` of at most MAX_NOTICE bytes, else nothing. */
-function notice(text: string | null): { hash: string } | undefined {
-  if (!text || text.length >= MAX_NOTICE) return undefined;
-  try {
-    const msg = JSON.parse(text) as { hash?: unknown };
-    return typeof msg?.hash === 'string' && HASH.test(msg.hash) ? { hash: msg.hash } : undefined;
-  } catch {
-    return undefined;
   }
 }
