@@ -113,7 +113,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // Read per request from the state, so a reload applies them to every request that arrives after it.
     get timeoutMs() { return state.options.timeoutMs; },
     get maxPipelined() { return state.options.maxPipelined; },
-    handOver, metrics, logger: opts.logger,
+    handOver, metrics, logger: opts.logger, refusals,
   });
   return {
     handler: adapter.handler,

@@ -42,8 +42,12 @@ export function handleConnections(server: Server, config: Settings, recording: R
   server.on('connection', (socket: Socket) => {
     connectionOpened(socket);
     if (manager.open >= cap) {
-      refusals.count('503 over the connection cap', 'new connections', `${manager.open} open of ${cap}`);
-      return void refuseOnSocket(recording, socket, 503, ['Retry-After: 1']);
+      // nginx's "reusable" connections: room is made by closing one that loses nothing (sent nothing, or idles).
+      if (manager.makeRoom()) refusals.count('connection closed to make room', 'new connections', `${manager.open} open of the cap ${cap}: the oldest that had sent nothing (else the longest idle) was closed`);
+      else {
+        refusals.count('503 over the connection cap', 'new connections', `${manager.open} open of ${cap}, each with a request in progress`);
+        return void refuseOnSocket(recording, socket, 503, ['Retry-After: 1']);
+      }
     }
     manager.opened(socket);
   });

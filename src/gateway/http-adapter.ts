@@ -12,7 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { CONNECTION_CUT, recordRequest, recordUnrouted } from './access-record.js';
 import { Deadlines, type Deadline } from './deadlines.js';
-import { ClientGone, GatewayError } from './errors.js';
+import { ClientGone, GatewayError, SummarisedRefusal } from './errors.js';
+import type { RefusalCounter } from './admission/route-gate.js';
 import { cancel, failSafely } from './failure-answer.js';
 import { connFor, connOf, next, wait, type Conn, type TrackedSocket } from './pipelining.js';
 import type { Metrics } from './metrics.js';
@@ -35,6 +36,8 @@ export interface HttpAdapterOptions {
   handOver: HandOver;
   metrics: Metrics;
   logger: Logger;
+  /** Where 504s at the deadline are counted: a hung route's burst writes a summary line per interval, not one per request. */
+  refusals: RefusalCounter;
 }
 
 export interface HttpAdapter {
@@ -110,11 +113,13 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
   /** The deadline passed: answer 408/504 if nothing was sent yet, else cut the answer. */
   function expire(ex: Exchange): void {
     const reason = ex.bodyRead
-      ? new GatewayError('timeout', `no answer within the gateway's deadline of ${o.timeoutMs} ms`)
+      ? new SummarisedRefusal('timeout', `no answer within the gateway's deadline of ${o.timeoutMs} ms`)
       : new GatewayError('requestTimeout', `request not received within the gateway's deadline of ${o.timeoutMs} ms`, { connection: 'close' });
     cancel(ex, reason);
-    if (ex.res.headersSent) ex.res.destroy();
-    else failSafely(ex, reason, o.logger);
+    if (ex.res.headersSent) return void ex.res.destroy();
+    // A hung route times out every request it holds at once: counted, one warn line per interval (each keeps its access line).
+    if (ex.bodyRead) o.refusals.count('504 no answer within the deadline', ex.route?.endpoint.endpoint.key ?? 'requests of no route', `${o.timeoutMs} ms (--timeout) passed with nothing from the upstream or builder`);
+    failSafely(ex, reason, o.logger);
   }
 
   return { handler, inFlight: () => inFlight };

@@ -134,6 +134,54 @@ test('an endpoint the upstream never answers does not delay another endpoint', a
   });
 });
 
+test('at the cap a new connection makes room: the oldest silent connection is closed, then the longest idle; a busy one never', async () => {
+  await withGateway(['--max-connections', '4', '--headers-timeout', '20000', '--keep-alive-timeout', '20000'], async (gw) => {
+    const closedFlag = (s: Socket) => { const f = { closed: false }; s.on('close', () => { f.closed = true; }).on('error', () => {}).resume(); return f; };
+    // Two keep-alive connections that asked once and now idle, then two that never sent a byte.
+    const idle = [await open(gw.url), await open(gw.url)];
+    for (const s of idle) {
+      s.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\n\r\n');
+      await sleep(100); // answered in turn: the first idles longest
+    }
+    const silent = [await open(gw.url), await open(gw.url)];
+    const flags = [...idle, ...silent].map(closedFlag);
+    await sleep(50);
+    // New clients, each on a connection of its own that it keeps open: the oldest silent one made room.
+    const clients: Socket[] = [];
+    const ask = async () => {
+      const s = await open(gw.url);
+      clients.push(s);
+      const status = new Promise<string>((r) => s.once('data', (d) => r(d.toString().split('\r\n')[0])));
+      s.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\n\r\n');
+      const line = await Promise.race([status, sleep(5000).then(() => 'no answer')]);
+      await sleep(50);
+      return line;
+    };
+    assert.is(await ask(), 'HTTP/1.1 200 OK');
+    assert.equal(flags.map((f) => f.closed), [false, false, true, false], 'the oldest silent connection closed first');
+    assert.is(await ask(), 'HTTP/1.1 200 OK');
+    assert.equal(flags.map((f) => f.closed), [false, false, true, true]);
+    assert.is(await ask(), 'HTTP/1.1 200 OK');
+    assert.equal(flags.map((f) => f.closed), [true, false, true, true], 'then the longest idle');
+    for (const s of clients) s.destroy();
+    for (const s of [...idle, ...silent]) s.destroy();
+    await sleep(100);
+    // Four connections each with a request in progress: nothing to reuse, the fifth is refused.
+    const busy = await Promise.all(Array.from({ length: 4 }, () => open(gw.url)));
+    for (const s of busy) s.on('error', () => {}).write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\nx-test-delay-ms: 3000\r\n\r\n');
+    await sleep(150);
+    const extra = await open(gw.url);
+    let refusal = '';
+    extra.on('data', (d) => { refusal += d.toString(); });
+    await Promise.race([new Promise((r) => extra.on('close', r)), sleep(1500)]);
+    assert.match(refusal, /^HTTP\/1.1 503/);
+    for (const s of busy) s.destroy();
+    await sleep(100);
+    const metrics = await (await fetch(`${gw.url}/_gateway/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    assert.match(metrics, /^gateway_connections_reused_total 3$/m);
+  });
+});
+
 test('connection bounds: excess connections are closed at once; silent and idle sockets are closed', async () => {
   await withGateway(['--max-connections', '10', '--headers-timeout', '300', '--keep-alive-timeout', '300'], async (gw) => {
     const held = await Promise.all(Array.from({ length: 10 }, () => open(gw.url)));

@@ -1,7 +1,7 @@
 // Lifecycle: SIGTERM to `npm start` stops the gateway (no orphan holding the port); a drain ends as
 // soon as in-flight work is done; /_gateway/ready says 503 once draining; under --workers a worker
-// whose event loop stops is replaced; with --accept-grace a stopping gateway hands over to the
-// other replicas before it closes its listener.
+// whose event loop stops is replaced; with --accept-grace (2 s by default) a stopping gateway hands
+// over to the other replicas before it closes its listener.
 import { execFileSync, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { Worker } from 'node:worker_threads';
@@ -9,6 +9,8 @@ import { get, request, type ClientRequest, type IncomingHttpHeaders } from 'node
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
+import { readConfig } from '../../src/config.js';
+import { startGateway, type RunningGateway } from '../../src/server.js';
 import { API_KEY, gatewayAt, SECRET, signed, ts } from '../support/gateway.js';
 import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 
@@ -146,11 +148,14 @@ test('--accept-grace: a stopping gateway refuses what a balancer retries elsewhe
   assert.ok(lines.some((l) => /listener closed after \d+ ms \(no new connection\); 2 request\(s\) left to other replicas/.test(l)), lines.join('\n'));
 });
 
-test('--accept-grace: an order whose connection the kernel queued while the process stalled is served, not reset', async () => {
-  const gw = await gatewayAt('3.12.0', upstream.url, ['--accept-grace', '20000', '--rate-limit', 'off']);
+/**
+ * A POST whose connection the kernel queues while the gateway's process stalls 400 ms (the client is
+ * another thread, connecting 100 ms into the stall); the stop begins before the stall or at its end
+ * (SIGTERM handled as the process wakes, with the connection still in the listener's queue).
+ */
+async function queuedOrder(gw: RunningGateway, stopAt: 'before the stall' | 'after the stall'): Promise<{ answer: string; closing: Promise<void> }> {
   const { port } = new URL(gw.url);
   const path = `/api/v3/order?${signed(`symbol=BNBUSDT&side=BUY&type=MARKET&quantity=1&${ts()}`)}`;
-  // The client is another thread, so it connects while this one stalls: 100 ms into the stall.
   const client = new Worker(`
     const { workerData, parentPort } = require('node:worker_threads');
     const { connect } = require('node:net');
@@ -162,15 +167,34 @@ test('--accept-grace: an order whose connection the kernel queued while the proc
     s.on('close', () => parentPort.postMessage(out.split('\\r\\n')[0]));
     s.write('POST ' + workerData.path + ' HTTP/1.1\\r\\nHost: x\\r\\nX-MBX-APIKEY: ' + workerData.key + '\\r\\nContent-Length: 0\\r\\n\\r\\n');
   `, { eval: true, workerData: { port: Number(port), path, key: API_KEY } });
-  const answer = new Promise<string>((resolve) => client.once('message', resolve));
+  const answered = new Promise<string>((resolve) => client.once('message', resolve));
   await new Promise((r) => client.once('online', r));
-  const closing = gw.close();
-  // The process stalls (a long GC, a busy machine) past the 250 ms quiet, in the check phase: when it
-  // wakes, the hand-over's overdue timer runs before the poll phase that would accept the connection
-  // the kernel queued meanwhile.
-  await new Promise<void>((r) => setImmediate(() => { for (const until = performance.now() + 400; performance.now() < until;) { /* stalled */ } r(); }));
-  assert.is(await answer, 'HTTP/1.1 200 OK');
+  let closing = stopAt === 'before the stall' ? gw.close() : undefined;
+  // The process stalls (a long GC, a busy machine), in the check phase: when it wakes, timers due
+  // meanwhile run before the poll phase that would accept the connection the kernel queued.
+  await new Promise<void>((r) => setImmediate(() => {
+    for (const until = performance.now() + 400; performance.now() < until;) { /* stalled */ }
+    closing ??= gw.close();
+    r();
+  }));
+  const answer = await answered;
   await client.terminate();
+  return { answer, closing: closing! };
+}
+
+test('--accept-grace: an order whose connection the kernel queued while the process stalled is served, not reset', async () => {
+  const gw = await gatewayAt('3.12.0', upstream.url, ['--accept-grace', '20000', '--rate-limit', 'off']);
+  const { answer, closing } = await queuedOrder(gw, 'before the stall');
+  assert.is(answer, 'HTTP/1.1 200 OK');
+  await closing;
+  assert.ok(await refuses(gw.url), 'the listener is closed once quiet');
+});
+
+test('default settings: an order the kernel had queued when the stop began is served, not reset (a balancer cannot retry a POST)', async () => {
+  // No --accept-grace: what an operator runs by default (gatewayAt would pass 0).
+  const gw = await startGateway(readConfig(['--port', '0', '--upstream', `exchange=${upstream.url}`, '--release', '3.12.0', '--rate-limit', 'off'], {}), { logger: createLogger('silent') });
+  const { answer, closing } = await queuedOrder(gw, 'after the stall');
+  assert.is(answer, 'HTTP/1.1 200 OK', 'the queued order was reset by a listener closed at once');
   await closing;
   assert.ok(await refuses(gw.url), 'the listener is closed once quiet');
 });

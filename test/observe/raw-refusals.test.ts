@@ -75,8 +75,9 @@ test('malformed, oversized and too slow requests: answered with an id, one acces
 
 test('a connection over --max-connections: 503 with an id and an access line', async () => {
   lines.length = 0;
+  // Each held connection has begun a request head (one that sent nothing, or idles, would make room).
   const held = await Promise.all(Array.from({ length: 4 }, () => new Promise<ReturnType<typeof connect>>((resolve) => {
-    const s = connect(port, '127.0.0.1', () => resolve(s));
+    const s = connect(port, '127.0.0.1', () => { s.write('GET /api/v3/ping HTTP/1.1\r\n'); resolve(s); });
     s.on('error', () => {});
   })));
   try {

@@ -42,4 +42,25 @@ test('a 1 000-refusal burst writes at most 5 summary warn lines; each refusal ha
   assert.is(records.filter((r) => r.msg === 'access' && r.status === 503).length, refused);
 });
 
+test('a 1 000-request burst at a hung route (--timeout 3000): the 504s are summarised like the 503s, at most 5 warn lines', async () => {
+  const own: string[] = [];
+  const hung = await gatewayAt('3.12.0', upstream.url, ['--rate-limit', 'off', '--timeout', '3000'], { logger: createLogger('info', (l) => own.push(l)) });
+  try {
+    const results = await burst(hung.url, '/api/v3/klines?symbol=BTCUSDT&interval=1m', 1000, { 'x-test-delay-ms': '60000' });
+    const { 503: refused = 0, 504: late = 0, ...other } = count(results);
+    assert.equal(other, {});
+    assert.ok(late >= 1 && refused >= 1, `${late} answered 504, ${refused} refused`);
+    await hung.close(0); // writes the last interval's lines
+    const records = own.map((l) => JSON.parse(l) as { msg: string; level: string | number; status?: number });
+    const warns = records.filter((r) => r.level === 'warn' || r.level === 40);
+    assert.ok(warns.length <= 5, `${warns.length} warn lines:\n${warns.map((w) => w.msg).join('\n')}`);
+    const summaries = warns.filter((r) => r.msg.startsWith('504 no answer within the deadline × '));
+    assert.is(summaries.reduce((n, r) => n + Number(/× (\d+)/.exec(r.msg)![1]), 0), late, 'the summaries count every 504');
+    assert.match(summaries[0].msg, /^504 no answer within the deadline × \d+ in the last [\d.]+ s on GET \/api\/v3\/klines: 3000 ms \(--timeout\) passed/);
+    assert.is(records.filter((r) => r.msg === 'access' && r.status === 504).length, late, 'each 504 keeps its access line');
+  } finally {
+    await hung.close(0);
+  }
+});
+
 test.run();

@@ -9,6 +9,7 @@ import { readConfig } from '../../src/config.js';
 import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
+import { quickStop } from '../support/gateway.js';
 import { tempDir } from '../support/temp.js';
 
 export const dir = tempDir('gw-signing-');
@@ -94,6 +95,6 @@ export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** Start a gateway in-process with the given signing environment. */
 export function signingGateway(upstream: string, env: NodeJS.ProcessEnv, extra: string[] = [], logger: Logger = createLogger('silent')): Promise<RunningGateway> {
-  const args = ['--port', '0', '--upstream', `exchange=${upstream}`, '--release', '3.12.0', ...extra];
+  const args = ['--port', '0', '--upstream', `exchange=${upstream}`, '--release', '3.12.0', ...quickStop(extra), ...extra];
   return startGateway(readConfig(args, env), { logger });
 }

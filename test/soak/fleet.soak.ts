@@ -2,8 +2,8 @@
 // (round-robin, passive health checks, retries on the next gateway), Redis for the rate limits and
 // the fleet channel, a local upstream that records every request:
 //   - a catalogue edit reloaded on one replica is served by all three within 2 s; a broken one nowhere;
-//   - a rolling restart under steady load (SIGTERM one, wait until it is back, the next): 0 failed
-//     requests, no order (POST) sent twice;
+//   - a rolling restart under steady load (SIGTERM one, wait until it is back, the next), every
+//     stopping setting at its default: 0 failed requests, no order (POST) sent twice;
 //   - one replica SIGKILLed under load: failures bounded by what it had in flight;
 //   - the REQUEST_WEIGHT budget held across replicas: the upstream gets at most the limit (+ one
 //     in-flight request per replica), however nginx spreads the load.
@@ -30,7 +30,7 @@ const NO_LEARNING = { 'x-test-used-weight': '1' }; // the stub would otherwise r
 
 async function startReplica(i: number): Promise<Proc> {
   const args = ['--port', String(ports[i]), '--release', '3.12.0', '--catalogue', cat.dir, '--upstream', `exchange=${upstream.url}`,
-    '--rate-limit-store', redis.url, '--rate-limit-redis-timeout', '2000', '--fleet', redis.url, '--shutdown-grace', '5000', '--accept-grace', '2000', '--log-level', 'warn'];
+    '--rate-limit-store', redis.url, '--rate-limit-redis-timeout', '2000', '--fleet', redis.url, '--shutdown-grace', '5000', '--log-level', 'warn'];
   return startProcess(`${ROOT}dist/src/cli.cjs`, args, /listening on (http:\/\/\S+)/, { GATEWAY_BUILDER_PRIORITY: 'normal' }, 20_000);
 }
 
@@ -121,7 +121,7 @@ test('a catalogue edit reloaded on one replica: all three serve it within 2 s; a
   cat.write(endpoint(1) + endpoint(7)); // back to the good copy (a replica restarted below reads it)
 });
 
-test('rolling restart under steady load: 0 failed requests, no order sent twice', async () => {
+test('rolling restart under steady load, default stop settings: 0 failed requests, no order sent twice', async () => {
   // Every replica is up before the restart begins (one that died would be a finding of its own).
   for (const [i, r] of replicas.entries()) assert.is(r!.child.exitCode ?? r!.child.signalCode, null, `replica ${i} exited before the rolling restart:\n${r!.output().slice(-2000)}`);
   await upstream.reset();
@@ -129,8 +129,9 @@ test('rolling restart under steady load: 0 failed requests, no order sent twice'
   await new Promise((r) => setTimeout(r, 1000));
   for (let i = 0; i < 3; i++) {
     mark(`stop ${i} port ${ports[i]}`);
-    // SIGTERM: readiness 503; GETs 503 (nginx retries them on another and marks this one down), orders
-    // served, until no connection comes for 250 ms; then the listener closes, in-flight requests finish, exit.
+    // SIGTERM with the default --accept-grace: readiness 503; GETs 503 (nginx retries them on another
+    // and marks this one down), orders served, until no connection comes for 250 ms; then the listener
+    // closes, in-flight requests finish, exit.
     await replicas[i]!.stop();
     mark(`stopped ${i}`);
     replicas[i] = await startReplica(i);

@@ -4,8 +4,14 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway, type StartOptions } from '../../src/server.js';
 
+/**
+ * A test that does not study stopping closes its gateway at once (the default --accept-grace waits
+ * 250 ms for a balancer that is not there); one that does gives --accept-grace itself.
+ */
+export const quickStop = (extra: string[]): string[] => (extra.includes('--accept-grace') ? [] : ['--accept-grace', '0']);
+
 export async function gatewayAt(release: string | undefined, upstream: string, extra: string[] = [], opts: StartOptions = {}): Promise<RunningGateway> {
-  const args = ['--port', '0', '--upstream', `exchange=${upstream}`, ...(release ? ['--release', release] : []), ...extra];
+  const args = ['--port', '0', '--upstream', `exchange=${upstream}`, ...(release ? ['--release', release] : []), ...quickStop(extra), ...extra];
   // The environment stays out of it (a developer's GATEWAY_* must not change a test), except the
   // builder priority test/run.mjs sets for every file (see there).
   const env = process.env.GATEWAY_BUILDER_PRIORITY ? { GATEWAY_BUILDER_PRIORITY: process.env.GATEWAY_BUILDER_PRIORITY } : {};
