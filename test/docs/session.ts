@@ -7,7 +7,8 @@
 //   node dist/test/support/exchange-upstream.js '<keys>' <port>   the exchange stand-in, on a free port
 //   npm run catalogue|diff|changelog -- <args>   the tool's command (test/support/tools.ts)
 //   npm run settings-table                      the table src/settings-doc.ts renders
-// A gateway started without --upstream gets a stand-in of its own (tests never reach the exchange).
+// A gateway started without --upstream gets a stand-in of its own (tests never reach the exchange);
+// gateways and tools read the folder's copy of the catalogue, not the checkout's.
 // Ports the page names (8080, 9000, …) are mapped to the real ones in every later command. Any
 // other command runs in `sh` (curl, cat, keygen through a small `npm run` shim), in the folder.
 import { spawn, spawnSync } from 'node:child_process';
@@ -92,7 +93,9 @@ export class Session {
     if (tool) {
       if (tool[1] === 'settings-table') return { output: readmeTable(), status: 0 };
       const name: ToolName = tool[1] === 'diff' ? 'diff-releases' : (tool[1] as ToolName);
-      const r = runTool(name, this.words(this.mapPorts(tool[2])), { cwd: this.dir });
+      // The tools' default catalogue is the checkout's own (found from their module): point them at the copy.
+      const args = this.words(this.mapPorts(tool[2]));
+      const r = runTool(name, args.includes('--catalogue') ? args : [...args, '--catalogue', join(this.dir, 'catalogue')], { cwd: this.dir });
       return { output: r.stdout + r.stderr, status: r.status };
     }
     if (/^(?:\w+=\S*\s+)*(?:npm start\b|node dist\/src\/cli\.cjs\b)/.test(cmd)) return this.gateway(this.words(this.mapPorts(cmd)));
@@ -125,7 +128,7 @@ export class Session {
     }
     let running: RunningGateway;
     try {
-      const config = readConfig(['--port', '0', ...upstream, ...flags], env);
+      const config = readConfig(['--port', '0', '--catalogue', join(this.dir, 'catalogue'), ...upstream, ...flags], env);
       running = await startGateway(config, { logger: createLogger('silent') });
     } catch (e) {
       // As the CLI prints it (src/cli.ts).
