@@ -7,14 +7,15 @@
 // unless the line before its fence is `<!-- not run: <reason> -->` with a reason. The shell examples
 // of a page run in order as one session (./session.ts: gateways and tools in this process, a copy of
 // the catalogue, ports mapped), so a tour that starts a gateway in one block calls it in the next.
-// Relative links (files and #anchors) must lead somewhere.
+// Relative links (files and #anchors) must lead somewhere, and files of the checkout named in prose
+// (`src/…`, `test/…`) must exist.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { ROOT } from '../support/processes.js';
-import { blocks, brokenLinks, docFiles, type Block } from './markdown.js';
+import { blocks, brokenLinks, docFiles, missingPaths, type Block } from './markdown.js';
 import { matches, Session } from './session.js';
 
 const RUN = new Set(['sh', 'bash', 'console']);
@@ -63,6 +64,11 @@ test('yaml and json blocks parse', () => {
 test('relative links lead to a file and a heading', () => {
   const broken = FILES.flatMap((f) => brokenLinks(ROOT, f));
   assert.equal(broken, [], broken.join('\n'));
+});
+
+test('files of the checkout named in the documentation exist', () => {
+  const missing = FILES.flatMap((f) => missingPaths(ROOT, f));
+  assert.equal(missing, [], `named in the documentation but not in the checkout (moved? update the page):\n${missing.join('\n')}`);
 });
 
 /** The commands of a block, each with the output it shows (console) or null (sh). */

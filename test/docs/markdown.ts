@@ -98,3 +98,14 @@ export function brokenLinks(root: string, file: string): string[] {
   });
   return broken;
 }
+
+/** Paths of the checkout named in a file's prose (`src/…`, `test/…`, …) that do not exist: "file:line: path". */
+export function missingPaths(root: string, file: string): string[] {
+  const missing: string[] = [];
+  readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
+    for (const m of line.matchAll(/`((?:src|test|tools|bench|deploy|catalogue|data|docs)\/[\w./-]*)`/g)) {
+      if (!existsSync(join(root, m[1]))) missing.push(`${file}:${i + 1}: ${m[1]}`);
+    }
+  });
+  return missing;
+}
