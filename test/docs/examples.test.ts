@@ -2,6 +2,8 @@
 //   ```sh / ```bash   runs, every command with status 0;
 //   ```console        runs its `$ ` commands and shows what they print (`…` stands for any text on a
 //                     line, a line of `…` alone for any lines);
+//   ```http           is sent to the page's gateway (started with the defaults when the page started
+//                     none) and answered as it shows (./session.ts, Session.http);
 //   ```yaml / ```json parses;
 //   ```text           is a diagram or a layout, not an example;
 // unless the line before its fence is `<!-- not run: <reason> -->` with a reason. The shell examples
@@ -18,7 +20,7 @@ import { ROOT } from '../support/processes.js';
 import { blocks, brokenLinks, docFiles, missingPaths, type Block } from './markdown.js';
 import { matches, Session } from './session.js';
 
-const RUN = new Set(['sh', 'bash', 'console']);
+const RUN = new Set(['sh', 'bash', 'console', 'http']);
 const PARSE = new Set(['yaml', 'json']);
 const FILES = docFiles(ROOT);
 const where = (b: Block) => `${b.file}:${b.line}`;
@@ -36,7 +38,7 @@ test('every block says what it is, and every "not run" mark says why', () => {
     for (const b of blocks(ROOT, file)) {
       if (b.notRun === '') bad.push(`${where(b)}: "not run" without a reason`);
       else if (b.notRun === undefined && !RUN.has(b.lang) && !PARSE.has(b.lang) && b.lang !== 'text') {
-        bad.push(`${where(b)}: a \`\`\`${b.lang || '(no language)'} block is neither run nor parsed: use sh, console, yaml, json or text, or mark it <!-- not run: <reason> -->`);
+        bad.push(`${where(b)}: a \`\`\`${b.lang || '(no language)'} block is neither run nor parsed: use sh, console, http, yaml, json or text, or mark it <!-- not run: <reason> -->`);
       }
     }
   }
@@ -109,6 +111,11 @@ for (const file of FILES) {
     const failed: string[] = [];
     try {
       for (const b of runnable) {
+        if (b.lang === 'http') {
+          const diff = await session.http(b.text);
+          if (diff) failed.push(`${where(b)}: the answer differs from the one shown:\n${diff}`);
+          continue;
+        }
         for (const { cmd, expect } of commands(b)) {
           const t0 = performance.now();
           const r = await session.run(cmd);

@@ -164,6 +164,42 @@ export class Session {
     });
   }
 
+  /**
+   * An ```http example: a request (request line, headers, blank line, body) then the answer it
+   * shows (status line, headers, blank line, body). Sent to the page's gateway on the Host's port
+   * (8080 when none), started with the defaults when the page started none. The answer's status
+   * line must match, each header it lists must be in the real answer with a matching value, and the
+   * body must match (`…` as in console blocks). Returns what differs, or ''.
+   */
+  async http(text: string): Promise<string> {
+    const at = text.search(/^HTTP\/1\.1 \d{3}/m);
+    const [request, shown] = at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at)];
+    const [head, ...body] = request.replace(/\n+$/, '').split(/\n\n/);
+    const [line, ...headerLines] = head.split('\n');
+    const m = /^([A-Z]+) (\S+)(?: HTTP\/1\.1)?$/.exec(line.trim());
+    if (!m) return `not a request line: ${line}`;
+    const headers = headerLines.map((h) => h.split(/:\s*/)).map(([k, ...v]) => [k, v.join(':')] as [string, string]);
+    const host = headers.find(([k]) => k.toLowerCase() === 'host')?.[1] ?? 'localhost:8080';
+    const port = host.split(':')[1] ?? '80';
+    if (!this.ports.has(port)) await this.run(`npm start -- --port ${port} &`);
+    const r = await fetch(`http://127.0.0.1:${this.ports.get(port)}${m[2]}`, {
+      method: m[1], headers: headers.filter(([k]) => k.toLowerCase() !== 'host'), body: body.length ? body.join('\n\n') : undefined,
+    });
+    const got = await r.text();
+    if (!shown) return '';
+    const [showHead, ...showBody] = shown.replace(/\n+$/, '').split(/\n\n/);
+    const [status, ...showHeaders] = showHead.split('\n');
+    const diffs: string[] = [];
+    if (!matches(`HTTP/1.1 ${r.status} ${r.statusText}`, status)) diffs.push(`status: ${r.status} ${r.statusText}`);
+    for (const h of showHeaders.filter((x) => x.trim() !== '…')) {
+      const [k, ...v] = h.split(/:\s*/);
+      const real = r.headers.get(k);
+      if (real === null || !matches(real, v.join(':'))) diffs.push(`header ${k}: ${real ?? '(absent)'}`);
+    }
+    if (showBody.length && !matches(got, showBody.join('\n\n'))) diffs.push(`body: ${got}`);
+    return diffs.join('\n');
+  }
+
   /** Stop every job and the session's own stand-in. */
   async close(): Promise<void> {
     for (const job of this.jobs) await job?.stop();
