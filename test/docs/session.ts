@@ -13,7 +13,7 @@
 // other command runs in `sh` (curl, cat, keygen through a small `npm run` shim), in the folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
@@ -58,7 +58,8 @@ export class Session {
     cpSync(join(ROOT, 'catalogue'), join(this.dir, 'catalogue'), { recursive: true });
     for (const name of ['dist', 'node_modules', 'data', 'package.json']) symlinkSync(join(ROOT, name), join(this.dir, name));
     mkdirSync(join(this.dir, 'docs'));
-    this.env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: this.dir, TMPDIR: process.env.TMPDIR ?? '/tmp', LANG: 'C.UTF-8' };
+    // node first on the PATH: the one running the tests, for the commands that start it.
+    this.env = { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: this.dir, TMPDIR: process.env.TMPDIR ?? '/tmp', LANG: 'C.UTF-8' };
   }
 
   /** The page's ports replaced by the ones listening here. */
