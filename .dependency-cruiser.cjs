@@ -1,7 +1,7 @@
 // Layering rules for src/ and tools/, checked in `npm test` (test/structure/layers.test.ts) and by
 // `npx depcruise src tools`. Lower layers (catalogue, upstream, builders, diff) must not reach up into
 // the gateway or the CLI that compose them; no module or folder may depend on itself in a loop,
-// because a cycle is where layers stop pointing one way (DESIGN.md, "Layers point one way").
+// because a cycle is where layers stop pointing one way (docs/architecture.md, "Layers").
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

@@ -1,4 +1,4 @@
-// The settings table as people read it: `--help` and the README's configuration table, both
+// The settings table as people read it: `--help` and the configuration table of docs/configuration.md, both
 // rendered from src/settings.ts so neither can drift from what the parser accepts.
 import { SIGNING_ENV } from './upstream/signing/settings.js';
 import { SETTINGS, type Setting } from './settings.js';
@@ -32,7 +32,7 @@ export function usage(): string {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
-/** The README's configuration table (between its settings markers). */
+/** The configuration table of docs/configuration.md (between its settings markers). */
 export function readmeTable(): string {
   const head = '| flag | environment | config key | default | reload | meaning |\n|---|---|---|---|---|---|';
   const rows = SETTINGS.map((s) => {

@@ -1,8 +1,8 @@
 // Every setting of the gateway, declared once: its flag, environment variable, config-file key,
 // default, how its value is read, one line of help, and whether a reload can change it. The CLI
-// parser, `--help`, the config file's key check, the defaults and the README's configuration table
-// are all derived from this list (src/config.ts reads it; tools/settings-table.ts renders the README
-// table, and test/structure/settings-table.test.ts fails when the README and this list differ).
+// parser, `--help`, the config file's key check, the defaults and the configuration table of docs/configuration.md
+// are all derived from this list (src/config.ts reads it; tools/settings-table.ts renders the
+// table, and test/structure/settings-table.test.ts fails when the page and this list differ).
 import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_QUEUE_PER_THREAD, defaultThreads } from './builders/pool/defaults.js';
 import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/model-cache.js';
@@ -22,7 +22,7 @@ export interface Setting {
   arg: string;
   /** The default as given text (parsed like any value), or computed from settings read before it. */
   default?: string | ((cfg: Record<string, unknown>) => string);
-  /** How the default reads in --help and the README when it is not a plain value. */
+  /** How the default reads in --help and docs/configuration.md when it is not a plain value. */
   defaultText?: string;
   /** Turns the text given (flag, variable or file value) into the setting's value; throws UsageError naming `--flag`. */
   parse?: (value: string, flag: string) => unknown;
@@ -32,7 +32,7 @@ export interface Setting {
   reload: boolean;
   /** One line for --help. */
   help: string;
-  /** The README's fuller meaning (default: help). */
+  /** The fuller meaning in docs/configuration.md (default: help). */
   doc?: string;
   /** A value that may carry credentials: never printed whole (a Redis URL's password). */
   secret?: boolean;
@@ -42,7 +42,7 @@ const ms = '<ms>';
 
 export const SETTINGS: readonly Setting[] = [
   { key: 'release', flag: 'release', env: 'GATEWAY_RELEASE', arg: '<id>[,<id>…]|all|<service>=<id>[,<id>…]', special: 'release', defaultText: 'newest', reload: true,
-    help: 'the releases served', doc: 'the releases served (see Several releases)' },
+    help: 'the releases served', doc: 'the releases served (see [releases](releases.md))' },
   { key: 'defaultRelease', flag: 'default-release', env: 'GATEWAY_DEFAULT_RELEASE', arg: '<id>', defaultText: 'newest served', reload: true,
     help: 'the release of a request that names none' },
   { key: 'followNewest', flag: 'follow-newest', env: 'GATEWAY_FOLLOW_NEWEST', arg: '', default: 'false', parse: bool, reload: true,
@@ -54,7 +54,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'after a reload, close (1001) open websockets whose stream, websocket API or release is no longer served' },
   { key: 'adminReload', flag: 'admin-reload', env: 'GATEWAY_ADMIN_RELOAD', arg: ADMIN_RELOAD.join('|'), default: 'loopback', parse: choice(ADMIN_RELOAD), reload: true,
     help: 'who may POST /_gateway/reload: loopback clients (and admin tokens in signing mode), admin tokens only, or nobody',
-    doc: 'who may `POST /_gateway/reload`: `loopback` = clients on this machine that came through no proxy, and admin tokens in signing mode; `token` = only a client token holding the admin right (tokens file required); `off` = nobody over HTTP (SIGHUP and `--watch` still reload). See The admin plane' },
+    doc: 'who may `POST /_gateway/reload`: `loopback` = clients on this machine that came through no proxy, and admin tokens in signing mode; `token` = only a client token holding the admin right (tokens file required); `off` = nobody over HTTP (SIGHUP and `--watch` still reload). See [the admin plane](operations.md#the-admin-plane)' },
   { key: 'host', flag: 'host', env: 'GATEWAY_HOST', arg: '<h>', default: '127.0.0.1', parse: host, reload: false,
     help: 'listen address: an IP address (0.0.0.0 = every interface) or a host name' },
   { key: 'port', flag: 'port', env: 'GATEWAY_PORT', arg: '<n>', default: '8080', parse: int(0, 65535), reload: false,
@@ -63,13 +63,13 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the catalogue folder' },
   { key: 'cacheDir', flag: 'cache-dir', env: 'GATEWAY_CACHE_DIR', arg: '<dir>', default: () => defaultCacheDir(), defaultText: 'node_modules/.cache/catalogue-gateway', reload: false,
     help: "folder of the catalogue's derived files (checked model, YAML parses, validators); the catalogue tools read the variable too",
-    doc: "folder of the catalogue's derived files: the checked model, YAML parses, schema verdicts and validator modules, each bounded (see Several releases and hot reload); deleting it costs one slower start. The catalogue tools (`lint`, `diff`, …) read the variable too" },
+    doc: "folder of the catalogue's derived files: the checked model, YAML parses, schema verdicts and validator modules, each bounded (see [operations](operations.md#the-cache-folder)); deleting it costs one slower start. The catalogue tools (`lint`, `diff`, …) read the variable too" },
   { key: 'upstreams', flag: 'upstream', env: 'GATEWAY_UPSTREAM', arg: '<service>[.rest|.streams|.wsApi]=<url>', special: 'upstreams', defaultText: "service.yaml's upstreams", reload: true,
     help: 'upstream base URLs (repeatable; the variable comma-separated)',
-    doc: 'upstream base URLs, all three alike: the request\'s path and query are appended (see Websockets); repeatable, the variable comma-separated, the file a map' },
+    doc: 'upstream base URLs, all three alike: the request\'s path and query are appended (see [websockets](websockets.md)); repeatable, the variable comma-separated, the file a map' },
   { key: 'upstreamRelease', flag: 'upstream-release', env: 'GATEWAY_UPSTREAM_RELEASE', arg: '<service>=<id>', special: 'upstreams', defaultText: "service.yaml's upstreamRelease, else the newest", reload: true,
     help: 'the release each upstream implements: requests pinned to older releases are migrated up to it (repeatable)',
-    doc: 'the release the upstream implements: requests pinned to older releases are carried up to it by the catalogue\'s version changes (see Version changes); repeatable, the variable comma-separated, the file a map' },
+    doc: 'the release the upstream implements: requests pinned to older releases are carried up to it by the catalogue\'s version changes (see [version changes](version-changes.md)); repeatable, the variable comma-separated, the file a map' },
   { key: 'strict', flag: 'strict', env: 'GATEWAY_STRICT', arg: '', default: 'false', parse: bool, reload: true,
     help: 'also reject parameters the catalogue does not know' },
   { key: 'timeoutMs', flag: 'timeout', env: 'GATEWAY_TIMEOUT_MS', arg: ms, default: '10000', parse: int(50, 600_000), reload: true,
@@ -92,7 +92,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'Redis unreachable or slow: open = count in this process meanwhile, closed = refuse (503)' },
   { key: 'fleet', flag: 'fleet', env: 'GATEWAY_FLEET', arg: 'off|redis://host:6379/0', default: 'off', parse: fleetStore, reload: false, secret: true,
     help: 'replicas sharing one catalogue identity over Redis: a reload on any replica reloads the others from their own copies',
-    doc: 'replicas that agree on one catalogue: a reload on any replica publishes its catalogue hash over Redis and the others reload from their own copies (swapping only if theirs has that hash); `/_gateway/health` shows the fleet\'s hashes (see Operating a fleet)' },
+    doc: 'replicas that agree on one catalogue: a reload on any replica publishes its catalogue hash over Redis and the others reload from their own copies (swapping only if theirs has that hash); `/_gateway/health` shows the fleet\'s hashes (see [fleet](fleet.md))' },
   { key: 'rateLimitRedisTimeoutMs', flag: 'rate-limit-redis-timeout', env: 'GATEWAY_RATE_LIMIT_REDIS_TIMEOUT_MS', arg: ms, default: '50', parse: int(1, 10_000), reload: true,
     help: 'a Redis command unanswered this long makes Redis count as unresponsive: --rate-limit-fail applies at once until it answers again' },
   { key: 'metricsMaxSeries', flag: 'metrics-max-series', env: 'GATEWAY_METRICS_MAX_SERIES', arg: '<n>', default: '400', parse: int(10, 100_000), reload: true,
@@ -121,7 +121,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'requests of one connection in progress at once; further pipelined requests wait in the socket' },
   { key: 'maxConnections', flag: 'max-connections', env: 'GATEWAY_MAX_CONNECTIONS', arg: '<n>|auto', default: 'auto', parse: intOrAuto(1, 1_000_000), reload: false,
     help: 'open client connections; the next one gets a 503 and is closed (auto: the descriptor limit less what the upstream pool, files and builder threads need)',
-    doc: 'open client connections; the next one gets a 503 written on the socket and is closed. `auto`: the descriptor limit less what the upstream pool, files and builder threads need; the start-up line names the figures (see Overload behaviour)' },
+    doc: 'open client connections; the next one gets a 503 written on the socket and is closed. `auto`: the descriptor limit less what the upstream pool, files and builder threads need; the start-up line names the figures (see [operations](operations.md#overload))' },
   { key: 'overloadHighWater', flag: 'overload-high', env: 'GATEWAY_OVERLOAD_HIGH', arg: '<%>', default: '80', parse: int(2, 100), reload: false,
     help: 'open connections, in % of the cap, past which the overload manager shortens timeouts and closes idle connections' },
   { key: 'overloadLowWater', flag: 'overload-low', env: 'GATEWAY_OVERLOAD_LOW', arg: '<%>', default: (c) => String(Math.min(70, Number(c.overloadHighWater) - 1)), defaultText: '70 (below --overload-high)', parse: int(1, 99), reload: false,
@@ -144,7 +144,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'how long a stopping gateway waits for in-flight requests (it stops as soon as they are done)' },
   { key: 'acceptGraceMs', flag: 'accept-grace', env: 'GATEWAY_ACCEPT_GRACE_MS', arg: ms, default: '2000', parse: int(0, 60_000), reload: true,
     help: 'how long a stopping gateway may keep accepting (idempotent requests 503, the rest served) until no connection comes for 250 ms, so a balancer that learns only from answers loses nothing; 0 = stop accepting at once',
-    doc: 'after SIGTERM the gateway keeps its listener open until no new connection came for 250 ms, at most this long, instead of closing it at once: closing it at once resets every connection the kernel had accepted but the gateway not yet taken, and a load balancer that learns of a stopping server only from its answers (nginx, HAProxy without health checks) cannot retry a POST it sent on one (see Operating a fleet). Meanwhile readiness answers 503, requests with an idempotent method (GET, HEAD, OPTIONS, PUT, DELETE) are answered 503 + `Retry-After: 1` before anything is forwarded, so the balancer retries them on another replica and marks this one down, and POST and PATCH (which a balancer does not retry) are served; every answer closes its connection. With nothing in front (or Kubernetes after its preStop hook, when the Service has stopped sending) no connection comes and the stop takes 250 ms more. 0 = close the listener at once' },
+    doc: 'after SIGTERM the gateway keeps its listener open until no new connection came for 250 ms, at most this long, instead of closing it at once: closing it at once resets every connection the kernel had accepted but the gateway not yet taken, and a load balancer that learns of a stopping server only from its answers (nginx, HAProxy without health checks) cannot retry a POST it sent on one (see [fleet](fleet.md)). Meanwhile readiness answers 503, requests with an idempotent method (GET, HEAD, OPTIONS, PUT, DELETE) are answered 503 + `Retry-After: 1` before anything is forwarded, so the balancer retries them on another replica and marks this one down, and POST and PATCH (which a balancer does not retry) are served; every answer closes its connection. With nothing in front (or Kubernetes after its preStop hook, when the Service has stopped sending) no connection comes and the stop takes 250 ms more. 0 = close the listener at once' },
   { key: 'workerStallMs', flag: 'worker-stall', env: 'GATEWAY_WORKER_STALL_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
     help: 'with --workers: a worker whose event loop sent no heartbeat for this long is killed and replaced' },
   { key: 'builderThreads', flag: 'builder-threads', env: 'GATEWAY_BUILDER_THREADS', arg: '<n>', default: () => String(defaultThreads()), defaultText: 'cores − 1 (≥ 1)', parse: int(1, 256), reload: false,
@@ -157,10 +157,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'builderDeadlineMs', flag: 'builder-deadline', env: 'GATEWAY_BUILDER_DEADLINE_MS', arg: ms, default: String(DEFAULT_DEADLINE_MS), parse: int(100, 600_000), reload: false,
     help: 'wall clock per build; past it the thread is replaced and the client gets 503' },
   { key: 'tokensFile', flag: 'tokens-file', env: 'GATEWAY_TOKENS_FILE', arg: '<file>', defaultText: 'none', reload: true,
-    help: 'client tokens and their allow-lists (see Gateway-side signing)' },
+    help: 'client tokens and their allow-lists (see docs/signing-and-tokens.md)' },
   { key: 'signing', flag: '', env: 'EXCHANGE_*', arg: '', special: 'signing', defaultText: 'off', reload: true,
     help: 'signing mode: the exchange key held by the gateway (variables EXCHANGE_API_KEY, … or the file\'s signing:)',
-    doc: 'signing mode: the exchange account\'s key held by the gateway (`EXCHANGE_API_KEY`, `EXCHANGE_API_SECRET` or `EXCHANGE_PRIVATE_KEY_FILE`, …; the file\'s `signing:` section); see Gateway-side signing' },
+    doc: 'signing mode: the exchange account\'s key held by the gateway (`EXCHANGE_API_KEY`, `EXCHANGE_API_SECRET` or `EXCHANGE_PRIVATE_KEY_FILE`, …; the file\'s `signing:` section); see [signing and tokens](signing-and-tokens.md)' },
   { key: 'configFile', flag: 'config', env: 'GATEWAY_CONFIG', arg: '<file.yaml>', special: 'config', defaultText: 'none', reload: false,
     help: 'these settings in a YAML file, by their camelCase keys; an unknown key is an error naming the valid ones',
     doc: 'the settings in a YAML file by the keys of this table (`release` may be a list or a map, `upstreams` a map, `cors: { origins: [...] }`); an unknown key is an error naming the valid ones' },

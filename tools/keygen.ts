@@ -3,31 +3,35 @@
 //   Writes <prefix>-private.pem (PKCS#8, AES-256-CBC encrypted when a passphrase is given; mode 0600)
 //   and <prefix>-public.pem (SPKI PEM: what the exchange's API-key registration takes), then checks
 //   the pair with node-forge, an implementation independent of the gateway's node:crypto signer.
-// npm run keygen -- --token [--name <label>]   a new random client token and its tokens-file entry
+// npm run keygen -- --token [--name <label>] [--allow <entry>]… [--write <tokens.yaml>]
+//   a new random client token and its tokens file (with its `tokens:` parent), saying what the token
+//   may call; --allow sets its allow-list (default GET /api/v3/*), --write adds it to a tokens file
+//   (made if missing) and prints the token alone, for TOKEN=$(npm run -s keygen -- --token … --write …)
 // npm run keygen -- --hash-token               hash a token read from stdin (one line)
 // Exit status: 0 done, 1 failure, 2 bad arguments.
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
-import { hashLine, newToken } from '../src/gateway/client-auth/tokens.js';
+import { hashLine, newToken, parseTokens, readTokensFile, type TokenEntry } from '../src/gateway/client-auth/tokens.js';
 import { forgeVerify } from '../src/upstream/signing/forge-signers.js';
 import { urlBase64 } from '../src/upstream/signing/signers.js';
 
 const TYPES = ['rsa', 'ed25519'] as const;
 const BITS = ['2048', '3072', '4096'] as const;
 const USAGE = `usage: npm run keygen -- --type ${TYPES.join('|')} [--bits ${BITS.join('|')}] [--out <dir>] [--name <prefix>] [--passphrase <p> | --passphrase-env <VAR>] [--force]
-       npm run keygen -- --token [--name <label>]
+       npm run keygen -- --token [--name <label>] [--allow '<METHOD /path>']… [--write <tokens.yaml>]
        npm run keygen -- --hash-token < token.txt`;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['type', 'bits', 'out', 'name', 'passphrase', 'passphrase-env'], ['token', 'hash-token', 'force', 'help']);
+  const args = parseArgs(argv, ['type', 'bits', 'out', 'name', 'passphrase', 'passphrase-env', 'allow', 'write'], ['token', 'hash-token', 'force', 'help']);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   if (flag(args, 'help') === 'true') {
     console.log(USAGE);
     return 0;
   }
-  if (flag(args, 'token') === 'true') return token(flag(args, 'name') ?? 'client');
+  if (flag(args, 'token') === 'true') return token(flag(args, 'name') ?? 'client', args.flags.get('allow') ?? [], flag(args, 'write'));
   if (flag(args, 'hash-token') === 'true') return hashFromStdin();
   const typeFlag = flag(args, 'type');
   if (!typeFlag) throw new UsageError('missing --type (or --token / --hash-token)');
@@ -81,14 +85,48 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-function token(name: string): number {
+/** The default allow-list of a new token: reads only. */
+const READ_ONLY = ['GET /api/v3/*'];
+/** What a token needs to place an order, as the hint shows it. */
+const ORDER = 'POST /api/v3/order';
+
+function token(name: string, allow: string[], write: string | undefined): number {
   if (!/^[\w.@:-]{1,64}$/.test(name)) throw new UsageError('--name must be 1-64 letters, digits or . _ - @ :');
   const t = newToken();
+  const item = { name, hash: hashLine(t), allow: allow.length ? allow : READ_ONLY };
+  // The entries are checked as the gateway reads them, so a typo fails here, not at start-up.
+  const [entry] = parseTokens({ tokens: [item] }, '--allow');
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const may = `This token may call: ${entry.allow.map((a) => a.text).join(', ')} (* = one path segment, ** = any depth).`;
+  const orders = placesOrders(entry)
+    ? ''
+    : `\nIt cannot place orders. To allow them, ask for them when you make it:\n  npm run keygen -- --token --name ${name} --allow '${READ_ONLY[0]}' --allow '${ORDER}'\nor add "- ${ORDER}" (or "- module: trade", "- ws: 'order.*'") under its allow: (docs/signing-and-tokens.md).`;
+  if (write) {
+    const file = resolve(process.env.INIT_CWD ?? process.cwd(), write);
+    if (existsSync(file)) {
+      const names = readTokensFile(file, write).map((x) => x.name);
+      if (names.includes(name)) throw new UsageError(`${write} already has a token named "${name}"; choose another --name`);
+      const doc = yaml.parseDocument(readFileSync(file, 'utf8'));
+      doc.addIn(['tokens'], item);
+      writeFileSync(file, doc.toString());
+    } else writeFileSync(file, yaml.stringify({ tokens: [item] }));
+    console.log(t);
+    console.error(`added token "${name}" to ${write} (the token above is shown once and stored nowhere; the file holds its hash)\n${may}${orders}`);
+    return 0;
+  }
   console.log(`token: ${t}`);
-  console.log('  (give it to the client; it is shown once and stored nowhere)');
-  console.log('tokens-file entry:');
-  console.log(`  - name: ${name}\n    hash: ${hashLine(t)}\n    allow:\n      - GET /api/v3/*`);
+  console.log('  (the client sends it as "Authorization: Bearer <token>"; it is shown once and stored nowhere)');
+  console.log('\ntokens file (save it as tokens.yaml and start the gateway with --tokens-file tokens.yaml;');
+  console.log('for a file you have, add the item under its tokens: list, or use --write <file>):');
+  console.log(yaml.stringify({ tokens: [item] }).trimEnd());
+  console.log(`\n${may}${orders}`);
   return 0;
+}
+
+/** Whether the token may call POST /api/v3/order (its path, or the trade module). */
+function placesOrders(t: TokenEntry): boolean {
+  const post = (m: Set<string> | null) => m === null || m.has('POST');
+  return post(t.methods) && t.allow.some((a) => post(a.methods) && (a.path?.test('/api/v3/order') === true || a.module === 'trade'));
 }
 
 async function hashFromStdin(): Promise<number> {

@@ -14,6 +14,7 @@ const PACKAGES = [
   { pkg: 'redis-server', program: 'redis-server', why: 'the shared rate-limit test (test/rate-limit/redis.test.ts)' },
   { pkg: 'prometheus', program: 'promtool', why: 'the metrics exposition check (test/observe/metrics.test.ts)' },
   { pkg: 'nginx', program: 'nginx', why: 'the tests behind a reverse proxy' },
+  { pkg: 'curl', program: 'curl', why: 'the documentation examples (test/docs/examples.test.ts)' },
 ];
 
 const USAGE = `usage: node tools/system-packages.mjs [--check]

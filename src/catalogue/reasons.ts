@@ -1,8 +1,8 @@
 // Every reason the gateway refuses or fails a request, defined once with its HTTP status and default
 // message (in the style of fastify's lib/errors.js). A service's service.yaml maps reasons to its
 // own error codes (errors.codes); the loader refuses a key that is not a reason here, so a typo
-// can never fall back to the "unknown" code silently. The catalogue JSON Schema and the README's
-// list are kept in step with this table by a test.
+// can never fall back to the "unknown" code silently. The catalogue JSON Schema and the refusal table
+// of docs/architecture.md are kept in step with this table by a test.
 export interface ReasonDef {
   status: number;
   message: string;

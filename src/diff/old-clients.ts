@@ -1,4 +1,4 @@
-// Whether clients pinned before a change are bridged across it (README "Version changes"): for an
+// Whether clients pinned before a change are bridged across it (docs/version-changes.md): for an
 // upgrade diff, every change that breaks an old client (an item, parameter or enum value removed, a
 // parameter made required) and every deprecation a version change carries is told what the
 // gateway does with the old call: migrated by a named change, or refused 410 (declared

@@ -7,7 +7,7 @@
 //   - one replica SIGKILLed under load: failures bounded by what it had in flight;
 //   - the REQUEST_WEIGHT budget held across replicas: the upstream gets at most the limit (+ one
 //     in-flight request per replica), however nginx spreads the load.
-// Figures are printed for the README.
+// Figures are printed for docs/performance.md.
 import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { suite } from '../support/uvu.js';

@@ -1,4 +1,4 @@
-// Layers point one way (DESIGN.md): catalogue/, upstream/, builders/ and diff/ import nothing from
+// Layers point one way (docs/architecture.md, "Layers"): catalogue/, upstream/, builders/ and diff/ import nothing from
 // gateway/ or cli/, and no file or folder in src/ or tools/ is part of an import cycle. The rules live
 // in .dependency-cruiser.cjs; the second test proves the check can fail by planting violations in a copy.
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The README's table of refusal reasons stays in step with the reason table the gateway uses.
+// The refusal table of docs/architecture.md stays in step with the reason table the gateway uses.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '../support/uvu.js';
@@ -6,10 +6,10 @@ import * as assert from '../support/assert.js';
 import { REASONS } from '../../src/catalogue/reasons.js';
 import { ROOT } from '../support/processes.js';
 
-test('every reason of src/catalogue/reasons.ts is in the README table, with its status, and no other', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+test('every reason of src/catalogue/reasons.ts is in the refusal table of docs/architecture.md, with its status, and no other', () => {
+  const readme = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
   const start = readme.indexOf('| reason | status | exchange code |');
-  assert.ok(start >= 0, 'the README has a reasons table');
+  assert.ok(start >= 0, 'docs/architecture.md has a reasons table');
   const rows = readme.slice(start).split('\n\n')[0].split('\n').slice(2);
   const listed = new Map<string, string>();
   for (const row of rows) {
@@ -19,10 +19,10 @@ test('every reason of src/catalogue/reasons.ts is in the README table, with its 
     ns.forEach((n, i) => listed.set(n, ss[Math.min(i, ss.length - 1)]));
   }
   for (const [name, def] of Object.entries(REASONS)) {
-    assert.ok(listed.has(name), `reason ${name} missing from the README table`);
-    assert.is(listed.get(name), String(def.status), `${name}: README says ${listed.get(name)}, the table ${def.status}`);
+    assert.ok(listed.has(name), `reason ${name} missing from the table of docs/architecture.md`);
+    assert.is(listed.get(name), String(def.status), `${name}: docs/architecture.md says ${listed.get(name)}, the table ${def.status}`);
   }
-  assert.equal([...listed.keys()].filter((n) => !(n in REASONS)), [], 'the README lists reasons that do not exist');
+  assert.equal([...listed.keys()].filter((n) => !(n in REASONS)), [], 'docs/architecture.md lists reasons that do not exist');
 });
 
 test.run();

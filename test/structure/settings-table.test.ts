@@ -1,4 +1,4 @@
-// One declaration per setting (src/settings.ts): the README's configuration table, --help and the
+// One declaration per setting (src/settings.ts): the configuration table of docs/configuration.md, --help and the
 // config file's key check are derived from it, so none can drift from what the parser accepts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,11 +12,11 @@ import { tempDir } from '../support/temp.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
-test('the README configuration table is the one the settings declaration renders', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+test('the configuration table of docs/configuration.md is the one the settings declaration renders', () => {
+  const readme = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
   const m = /<!-- settings:start[^>]*-->\n([\s\S]*?)\n<!-- settings:end -->/.exec(readme);
-  assert.ok(m, 'README has the settings markers');
-  assert.is(m![1], readmeTable(), 'README table differs from src/settings.ts: run `npm run settings-table -- --write`');
+  assert.ok(m, 'docs/configuration.md has the settings markers');
+  assert.is(m![1], readmeTable(), 'docs/configuration.md table differs from src/settings.ts: run `npm run settings-table -- --write`');
 });
 
 test('every declared flag is in --help with its variable, and every variable and file key is read', () => {

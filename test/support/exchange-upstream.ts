@@ -3,7 +3,7 @@
 // parameter string = query string (without signature) followed by the request body. Tests run it in
 // their own process (startUpstream in ./processes.ts); soaks as a process of its own, so that their
 // load does not slow it and its records are not in the heap they measure:
-//   node dist/test/support/exchange-upstream.js '<keys json>'   → prints "port <n>"
+//   node dist/test/support/exchange-upstream.js '<keys json>' [port]   → prints "port <n>" (default: any free port)
 // keys: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }
 // The caller reads and clears `records` (a process of its own: GET /__records, POST /__reset).
 // Request headers shape the answer:
@@ -260,7 +260,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
 
 if (startedOn(import.meta.url)) {
   const { server } = exchangeUpstream(JSON.parse(process.argv[2] ?? '{}'), process.env.UPSTREAM_FIXTURES);
-  server.listen(0, '127.0.0.1', () => {
+  server.listen(Number(process.argv[3] ?? 0), '127.0.0.1', () => {
     const addr = server.address();
     console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
   });

@@ -1,4 +1,4 @@
-// Version changes on websocket connections (README "Version changes"): a connection pinned at an
+// Version changes on websocket connections (docs/version-changes.md, "Websockets"): a connection pinned at an
 // older release has its websocket-API request frames carried up the composed plan of their method to
 // the release the upstream speaks (method moved, params mapped, validated again there, signed again
 // in signing mode), their answers carried back down, and stream names the upstream no longer has
