@@ -5,8 +5,10 @@
 // Security of an operation: `signed` when the row says; else SIGNED when the method sends one of the
 // service's signedParameters (timestamp, signature, recvWindow: a client only sends those to sign),
 // else NONE, with a note saying the table does not tell (an API-key-only endpoint looks the same).
-// Rows whose parameter names are a client's own argument names (a python client's snake_case) are
-// imported without parameters, and their parameters are not compared.
+// Rows whose parameter names are a python client's snake_case argument names are read as the names
+// that client sends: binance-sdk-* turns every payload key into camelCase before it encodes and signs
+// the query (binance/binance-connector-python common/src/binance_common/utils.py encoded_string and
+// snake_to_camel, at 29da3291), so `recv_window` goes out as `recvWindow`.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { inPaths, type DescOperation, type DescParameter, type Description } from './description.js';
@@ -57,12 +59,14 @@ export function methodTableDescription(file: string, service: Record<string, any
       continue;
     }
     seen.add(key);
-    const params = row.params ?? [];
+    const snake = !!row.params_note && /snake_case/i.test(row.params_note);
+    const params = (row.params ?? []).map((p) => (snake ? { ...p, name: snakeToCamel(p.name) } : p));
     const sendsSigning = params.some((p) => signing.has(p.name));
     const security = row.signed === true || (row.signed === undefined && sendsSigning) ? 'SIGNED' : 'NONE';
     const notes: string[] = [];
     if (row.signed === undefined) notes.push(security === 'SIGNED' ? 'SIGNED: the client sends signing parameters' : 'security not in the table: NONE, as the client sends no signing parameter (an API key may still be needed)');
-    const unreliable = row.params_note && /snake_case|argument names/i.test(row.params_note) ? `parameter names in the table are the client's argument names (${row.params_note}), not the names sent: parameters not imported` : undefined;
+    const unreliable = !snake && row.params_note && /argument names/i.test(row.params_note) ? `parameter names in the table are the client's argument names (${row.params_note}), not the names sent: parameters not imported` : undefined;
+    if (snake) notes.push('parameter names: the python client\'s argument names as it sends them, in camelCase (binance_common utils.py encoded_string, binance/binance-connector-python @29da3291)');
     const leaveOut = (n: string) => (security === 'SIGNED' && signing.has(n))
       || defaults.common.some((c) => c.name === n && (!c.pathPrefix || row.path.startsWith(c.pathPrefix)));
     const parameters: DescParameter[] | null = unreliable ? null : params.filter((p) => !leaveOut(p.name)).map((p) => {
@@ -84,4 +88,10 @@ export function methodTableDescription(file: string, service: Record<string, any
     out.operations.push(op);
   }
   return out;
+}
+
+/** What binance_common's snake_to_camel makes of an argument name: `recv_window` → `recvWindow`. */
+export function snakeToCamel(name: string): string {
+  const [first, ...rest] = name.split('_');
+  return first + rest.map((w) => (w ? w[0].toUpperCase() + w.slice(1).toLowerCase() : '')).join('');
 }
