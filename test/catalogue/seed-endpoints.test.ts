@@ -10,6 +10,7 @@ import type { Service } from '../../src/catalogue/model.js';
 import { loadExchangeSeed, parseTags, sectionDefaults, seedKey, seedStatusAt, type ExchangeSeed } from '../helpers/seed.js';
 
 const seed: ExchangeSeed = loadExchangeSeed();
+const SEED_RELEASES = new Set(seed.releases.map((r) => r.id));
 let service: Service;
 const load = () => {
   service ??= findService(loadCatalogue(process.env.CATALOGUE_DIR ?? DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
@@ -119,8 +120,10 @@ catalogue('each seed endpoint is one catalogue entry with the seed\'s tags and l
     }
     const c = found[0];
     if ((c.tags ?? '') !== e.tags) problems.push(`${k}: tags ${JSON.stringify(c.tags)} != seed ${JSON.stringify(e.tags)}`);
+    // The seed knows the releases up to 3.12.0; a fact stamped later (today's exchange) is not its to judge.
+    const seedKnows = (id: string | undefined) => id === undefined || SEED_RELEASES.has(id);
     for (const f of ['added', 'removed', 'deprecated'] as const) {
-      if (c[f] !== e[f]) problems.push(`${k}: ${f} ${c[f]} != seed ${e[f]}`);
+      if (c[f] !== e[f] && !(e[f] === undefined && !seedKnows(c[f]))) problems.push(`${k}: ${f} ${c[f]} != seed ${e[f]}`);
     }
     if (e.replacement && c.replacement !== e.replacement) problems.push(`${k}: replacement ${c.replacement} != seed ${e.replacement}`);
   }

@@ -96,7 +96,9 @@ export class Session {
       const name: ToolName = tool[1] === 'diff' ? 'diff-releases' : (tool[1] as ToolName);
       // The tools' default catalogue is the checkout's own (found from their module): point them at the copy.
       const args = this.words(this.mapPorts(tool[2]));
-      const r = runTool(name, args.includes('--catalogue') ? args : [...args, '--catalogue', join(this.dir, 'catalogue')], { cwd: this.dir });
+      // (A release import names its service folder instead, relative to the copy.)
+      const named = args.includes('--catalogue') || (name === 'catalogue' && args[0] === 'import');
+      const r = runTool(name, named ? args : [...args, '--catalogue', join(this.dir, 'catalogue')], { cwd: this.dir });
       return { output: r.stdout + r.stderr, status: r.status };
     }
     if (/^(?:\w+=\S*\s+)*(?:npm start\b|node dist\/src\/cli\.cjs\b)/.test(cmd)) return this.gateway(this.words(this.mapPorts(cmd)));
