@@ -4,49 +4,21 @@
 // through a recording tap → the gateway at 3.12.0 WITH --strict → the local verifying upstream. No call
 // may be refused and every forwarded request must be byte-identical to what the client sent. Methods
 // and fields are read from the package's own type declarations.
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { loadEvidence } from '../catalogue/evidence-sources.js';
-import { PIN, exclusiveLosers, sampleValue } from './sample-values.js';
+import { PIN, exclusiveLosers } from './sample-values.js';
+import { readDeclarations, value } from './spot-declarations.js';
 import { startTap, type Tap } from './tap.js';
 
 const require = createRequire(import.meta.url);
 type RestApi = Record<string, (params?: Record<string, unknown>) => Promise<unknown>>;
 const { Spot } = require('@binance/spot') as { Spot: new (config: Record<string, unknown>) => { restAPI: RestApi } };
-
-interface Field { name: string; optional: boolean; type: string }
-interface MethodDecl { name: string; fields: Field[] }
-
-/** RestAPI methods and the fields of their request types, from the package's index.d.ts. */
-function readDeclarations(): MethodDecl[] {
-  const dts = readFileSync(join(dirname(require.resolve('@binance/spot')), 'index.d.ts'), 'utf8');
-  const cls = /declare class RestAPI \{([\s\S]*?)\n\}/.exec(dts)![1];
-  const out: MethodDecl[] = [];
-  for (const m of cls.matchAll(/^\s+(\w+)\((?:requestParameters\??: (\w+(?:\$\d+)?))?\): Promise/gm)) {
-    if (m[1] === 'sendRequest' || m[1] === 'sendSignedRequest') continue;
-    const fields: Field[] = [];
-    if (m[2]) {
-      const body = new RegExp(`\\ninterface ${m[2].replace('$', '\\$')} \\{([\\s\\S]*?)\\n\\}`).exec(dts)![1];
-      for (const f of body.matchAll(/@type \{([^}]*)\}[\s\S]*?readonly (\w+)(\??):/g)) fields.push({ name: f[2], optional: f[3] === '?', type: f[1] });
-    }
-    out.push({ name: m[1], fields });
-  }
-  return out;
-}
-
-/** A value of the client's declared type: the first of its literals the pin accepts, else the catalogue's sample. */
-function value(key: string, f: Field, docsValues?: string[]): unknown {
-  const literals = [...f.type.matchAll(/'([^']*)'/g)].map((x) => x[1]);
-  if (literals.length) return literals.find((l) => !docsValues || docsValues.includes(l)) ?? literals[0];
-  const type = /^Array/.test(f.type) ? 'array' : /number/.test(f.type) ? 'number' : /boolean/.test(f.type) ? 'boolean' : 'string';
-  return sampleValue(key, f.name, type);
-}
 
 const test = suite(`@binance/spot RestAPI at ${PIN} --strict`);
 let upstream: Upstream;

@@ -7,14 +7,18 @@ import { findService, resolveService, type EndpointAt, type ReleaseView } from '
 
 export const PIN = '3.12.0';
 
-let view: ReleaseView | undefined;
-export function pinned(): ReleaseView {
-  view ??= resolveService(findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange'), PIN);
-  return view;
+const views = new Map<string, ReleaseView>();
+/** The exchange at a release (default: the pin of the 3.x client tests; undefined id: the newest). */
+export function viewAt(release: string | null = PIN): ReleaseView {
+  const id = release ?? '';
+  let v = views.get(id);
+  if (!v) views.set(id, (v = resolveService(findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange'), release ?? undefined)));
+  return v;
 }
+export const pinned = (): ReleaseView => viewAt(PIN);
 
-export function servedAt(key: string): EndpointAt | undefined {
-  return pinned().served.find((e) => e.endpoint.key === key);
+export function servedAt(key: string, view = pinned()): EndpointAt | undefined {
+  return view.served.find((e) => e.endpoint.key === key);
 }
 
 /** Values that are only right for a name (formats the catalogue does not describe). */
@@ -25,8 +29,7 @@ const BY_NAME: Record<string, unknown> = {
   workingStrategyType: 1000000, pendingStrategyType: 1000000, pendingAboveStrategyType: 1000000, pendingBelowStrategyType: 1000000,
 };
 
-function fromCatalogue(p: Parameter, list: boolean): unknown {
-  const v = pinned();
+function fromCatalogue(p: Parameter, list: boolean, v: ReleaseView): unknown {
   const s = p.schema as { type?: string; enum?: unknown[]; minimum?: number; exclusiveMinimum?: number; items?: { enum?: unknown[] } };
   const values = p.enum ? v.enumValues(p.enum).map((x) => x.value) : (s.enum ?? s.items?.enum)?.map(String);
   if (values?.length) return list ? values.slice(0, 2) : values[0];
@@ -39,11 +42,11 @@ function fromCatalogue(p: Parameter, list: boolean): unknown {
  * A value for parameter `name` of `key`; `type` is what the client documents: 'number', 'boolean',
  * 'string', 'array' (a list the client serialises itself).
  */
-export function sampleValue(key: string, name: string, type: string): unknown {
+export function sampleValue(key: string, name: string, type: string, view = pinned()): unknown {
   const list = type === 'array';
   if (BY_NAME[name] !== undefined) return list ? [BY_NAME[name]] : BY_NAME[name];
-  const p = servedAt(key)?.parameters.find((x) => x.name === name);
-  const v = p ? fromCatalogue(p, list) : undefined;
+  const p = servedAt(key, view)?.parameters.find((x) => x.name === name);
+  const v = p ? fromCatalogue(p, list, view) : undefined;
   if (v !== undefined) return v;
   if (type === 'number') return 1;
   if (type === 'boolean') return true;
@@ -53,8 +56,8 @@ export function sampleValue(key: string, name: string, type: string): unknown {
 }
 
 /** Names to leave out so no two parameters the catalogue declares exclusive are sent together. */
-export function exclusiveLosers(key: string, names: string[]): Set<string> {
-  const e = servedAt(key);
+export function exclusiveLosers(key: string, names: string[], view = pinned()): Set<string> {
+  const e = servedAt(key, view);
   const out = new Set<string>();
   for (const c of e?.endpoint.constraints ?? []) {
     const sent = c.exclusive.filter((n) => names.includes(n) && !out.has(n));

@@ -1,0 +1,85 @@
+// Today's official client, @binance/spot 32.0.4, against the gateway at the catalogue's newest release:
+// every RestAPI method, called once with its required fields and once with every field it declares
+// (less those the catalogue says cannot go together), through a recording tap → the gateway →
+// the local verifying upstream. The gateway refuses none of them, and forwards each byte for byte.
+import { createRequire } from 'node:module';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import type { RunningGateway } from '../../src/server.js';
+import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
+import { startUpstream, type Upstream } from '../support/processes.js';
+import { newestExchangeRelease } from '../support/newest.js';
+import { exclusiveLosers, viewAt } from './sample-values.js';
+import { readDeclarations, value, type Field } from './spot-declarations.js';
+import { startTap, type Tap } from './tap.js';
+
+const require = createRequire(import.meta.url);
+type RestApi = Record<string, (params?: Record<string, unknown>) => Promise<unknown>>;
+const { Spot } = require('@binance/spot') as { Spot: new (config: Record<string, unknown>) => { restAPI: RestApi } };
+
+const NEWEST = newestExchangeRelease();
+const test = suite(`@binance/spot 32.0.4 RestAPI at ${NEWEST}`);
+let upstream: Upstream;
+let gw: RunningGateway;
+let tap: Tap;
+
+test.before(async () => {
+  upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
+  gw = await gatewayAt(NEWEST, upstream.url);
+  tap = await startTap(gw.url);
+});
+test.after(async () => {
+  await tap?.close();
+  await gw?.close();
+  await upstream?.stop();
+});
+
+test('every RestAPI method, with its required fields and with every field: no refusal, forwarded byte for byte', async () => {
+  const view = viewAt(null);
+  const config = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0, timeout: 10_000 } });
+  const direct = new Spot(config(upstream.url)).restAPI;
+  const viaGateway = new Spot(config(tap.url)).restAPI;
+  const refused: string[] = [];
+  const changed: string[] = [];
+  let called = 0;
+  for (const m of readDeclarations()) {
+    // Which endpoint: one call with the required fields straight to the upstream.
+    const required = m.fields.filter((f) => !f.optional);
+    await upstream.reset();
+    await direct[m.name](Object.fromEntries(required.map((f) => [f.name, value('', f, undefined, view)]))).catch(() => undefined);
+    const rec = (await upstream.records())[0];
+    assert.ok(rec, `${m.name} sent nothing`);
+    const key = `${rec.method} ${rec.url.split('?')[0]}`;
+    const served = view.served.find((e) => e.endpoint.key === key);
+    const accepted = (f: Field) => {
+      const p = served?.parameters.find((x) => x.name === f.name);
+      const s = p?.schema as { enum?: string[] } | undefined;
+      return p?.enum ? view.enumValues(p.enum).map((v) => v.value) : s?.enum;
+    };
+    const losers = exclusiveLosers(key, [...required, ...m.fields.filter((f) => f.optional)].map((f) => f.name), view);
+    for (const fields of [required, m.fields.filter((f) => !losers.has(f.name))]) {
+      if (fields === required && required.length === m.fields.length && called > 0) continue;
+      // Valid parameters only: one of a group the exchange requires (symbol or symbols) must be among them.
+      const names = new Set(fields.map((f) => f.name));
+      if (served?.endpoint.constraints.some((c) => c.oneRequired && !c.exclusive.some((n) => names.has(n)))) continue;
+      const params = Object.fromEntries(fields.map((f) => [f.name, value(key, f, accepted(f), view)]));
+      called++;
+      try {
+        await viaGateway[m.name](params);
+        const got = (await upstream.records()).at(-1)!;
+        const sent = tap.sent.at(-1)!;
+        if (got.url !== sent.url || got.body !== sent.body || got.method !== sent.method) changed.push(`${m.name}: sent ${sent.url} ${sent.body}, forwarded ${got.url} ${got.body}`);
+      } catch (e) {
+        const r = (e as { response?: { status: number; data: unknown } }).response;
+        refused.push(`${m.name} (${key}${fields === required ? '' : ', every field'}): ${r ? `${r.status} ${JSON.stringify(r.data)}` : (e as Error).message.slice(0, 300)}`);
+      }
+    }
+  }
+  await upstream.reset();
+  console.log(`@binance/spot 32.0.4 at ${NEWEST}: ${called} calls, ${refused.length} refused`);
+  assert.ok(called >= 90, `${called} calls`);
+  assert.equal(refused, []);
+  assert.equal(changed, [], 'forwarded byte for byte');
+});
+
+test.run();

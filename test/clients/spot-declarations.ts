@@ -1,0 +1,37 @@
+// @binance/spot's RestAPI as its own type declarations describe it (index.d.ts): every method and the
+// fields of its request type, and a value of each field's declared type that a catalogue release accepts.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ReleaseView } from '../../src/catalogue/resolve.js';
+import { pinned, sampleValue } from './sample-values.js';
+
+const require = createRequire(import.meta.url);
+
+export interface Field { name: string; optional: boolean; type: string }
+export interface MethodDecl { name: string; fields: Field[] }
+
+/** RestAPI methods and the fields of their request types, from the package's index.d.ts. */
+export function readDeclarations(): MethodDecl[] {
+  const dts = readFileSync(join(dirname(require.resolve('@binance/spot')), 'index.d.ts'), 'utf8');
+  const cls = /declare class RestAPI \{([\s\S]*?)\n\}/.exec(dts)![1];
+  const out: MethodDecl[] = [];
+  for (const m of cls.matchAll(/^\s+(\w+)\((?:requestParameters\??: (\w+(?:\$\d+)?))?\): Promise/gm)) {
+    if (m[1] === 'sendRequest' || m[1] === 'sendSignedRequest') continue;
+    const fields: Field[] = [];
+    if (m[2]) {
+      const body = new RegExp(`\\ninterface ${m[2].replace('$', '\\$')} \\{([\\s\\S]*?)\\n\\}`).exec(dts)![1];
+      for (const f of body.matchAll(/@type \{([^}]*)\}[\s\S]*?readonly (\w+)(\??):/g)) fields.push({ name: f[2], optional: f[3] === '?', type: f[1] });
+    }
+    out.push({ name: m[1], fields });
+  }
+  return out;
+}
+
+/** A value of the client's declared type: the first of its literals the release accepts, else the catalogue's sample. */
+export function value(key: string, f: Field, accepted?: string[], view: ReleaseView = pinned()): unknown {
+  const literals = [...f.type.matchAll(/'([^']*)'/g)].map((x) => x[1]);
+  if (literals.length) return literals.find((l) => !accepted || accepted.includes(l)) ?? literals[0];
+  const type = /^Array/.test(f.type) ? 'array' : /number/.test(f.type) ? 'number' : /boolean/.test(f.type) ? 'boolean' : 'string';
+  return sampleValue(key, f.name, type, view);
+}
