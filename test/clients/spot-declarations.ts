@@ -11,17 +11,20 @@ const require = createRequire(import.meta.url);
 export interface Field { name: string; optional: boolean; type: string }
 export interface MethodDecl { name: string; fields: Field[] }
 
-/** RestAPI methods and the fields of their request types, from the package's index.d.ts. */
-export function readDeclarations(): MethodDecl[] {
+/**
+ * The methods of one of the client's classes (RestAPI, or WebsocketAPIConnection for the websocket
+ * API) and the fields of their request types, from the package's index.d.ts.
+ */
+export function readDeclarations(cls: 'RestAPI' | 'WebsocketAPIConnection' = 'RestAPI'): MethodDecl[] {
   const dts = readFileSync(join(dirname(require.resolve('@binance/spot')), 'index.d.ts'), 'utf8');
-  const cls = /declare class RestAPI \{([\s\S]*?)\n\}/.exec(dts)![1];
+  const body = new RegExp(`declare class ${cls} \\{([\\s\\S]*?)\\n\\}`).exec(dts)![1];
   const out: MethodDecl[] = [];
-  for (const m of cls.matchAll(/^\s+(\w+)\((?:requestParameters\??: (\w+(?:\$\d+)?))?\): Promise/gm)) {
-    if (m[1] === 'sendRequest' || m[1] === 'sendSignedRequest') continue;
+  for (const m of body.matchAll(/^\s+(\w+)\((?:requestParameters\??: (\w+(?:\$\d+)?))?\): Promise/gm)) {
+    if (['sendRequest', 'sendSignedRequest', 'disconnect'].includes(m[1])) continue;
     const fields: Field[] = [];
     if (m[2]) {
-      const body = new RegExp(`\\ninterface ${m[2].replace('$', '\\$')} \\{([\\s\\S]*?)\\n\\}`).exec(dts)![1];
-      for (const f of body.matchAll(/@type \{([^}]*)\}[\s\S]*?readonly (\w+)(\??):/g)) fields.push({ name: f[2], optional: f[3] === '?', type: f[1] });
+      const type = new RegExp(`\\ninterface ${m[2].replace('$', '\\$')} \\{([\\s\\S]*?)\\n\\}`).exec(dts)![1];
+      for (const f of type.matchAll(/@type \{([^}]*)\}[\s\S]*?readonly (\w+)(\??):/g)) fields.push({ name: f[2], optional: f[3] === '?', type: f[1] });
     }
     out.push({ name: m[1], fields });
   }
