@@ -238,7 +238,7 @@ function adminRoutes(deps: AdminDeps): Middleware {
         }
         return;
       case '/_gateway/plan': // version changes: the composed plan of ?operation= at ?release=
-        ({ status: ctx.status, body: ctx.body } = (await import('./migrate/plan-route.js')).planAnswer(state, ctx.query));
+        ({ status: ctx.status, body: ctx.body } = (await import('./plan-route.js')).planAnswer(state, ctx.query));
         return;
       default:
         ctx.status = 404;
