@@ -21,6 +21,7 @@
 // superseded is not tried again, and the fleet asks for at most one reload per retryMs (2 s).
 // The trust model, for operators: whoever can write these keys can make the fleet look divided or
 // spend reloads, never make a replica serve anything but its own copy (documented under Operating a fleet).
+import { redisOptions } from '../redis-options.js';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient } from 'ioredis';
@@ -114,7 +115,7 @@ class FleetMember implements Fleet {
 
   constructor(private readonly o: FleetOptions) {
     const { Redis } = require('ioredis') as typeof import('ioredis');
-    const options = { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, commandTimeout: 1000, retryStrategy: (n: number) => Math.min(100 * n, 2000) };
+    const options = redisOptions(1000);
     this.t = { ...FLEET_TIMINGS, ...o.timings };
     this.client = withRecordReader(new Redis(o.url, options));
     this.subscriber = new Redis(o.url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });

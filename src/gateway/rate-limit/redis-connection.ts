@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import { shown } from '../../setting-values.js';
+import { redisOptions } from '../../redis-options.js';
 
 export interface RedisConnection {
   client: Redis;
@@ -34,13 +35,7 @@ const require = createRequire(import.meta.url);
 export function redisConnection(url: string, fallback: string, logger: Logger, timeoutMs: number): RedisConnection {
   const { Redis: Client } = require('ioredis') as typeof import('ioredis');
   const name = shown(url, true); // without its password
-  const client = new Client(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    commandTimeout: timeoutMs,
-    retryStrategy: (times) => Math.min(100 * times, 2000), // keep trying: counting returns to Redis when it is back
-  });
+  const client = new Client(url, redisOptions(timeoutMs)); // keeps reconnecting: counting returns to Redis when it is back
   let silent = false; // a command went unanswered: skip Redis until a probe is answered
   let outage = false; // the outage line was written (one per outage)
   let probing: NodeJS.Timeout | undefined;
