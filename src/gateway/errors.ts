@@ -1,6 +1,7 @@
 // Gateway answers that are not the upstream's: one error type whose status comes from the central
-// reason table, and one renderer that every adapter (node:http, Koa, websocket upgrade) uses, so an
-// answer's status, headers and envelope never depend on which path a request took.
+// reason table, and one envelope() per service for its body, so a refusal reads the same on every
+// path. render() makes the HTTP answer of the request pipeline; websocket frames and upgrade
+// refusals put the same envelope in their own shape (websocket/refusal.ts, frames.ts).
 import { REASONS, type Reason } from '../catalogue/reasons.js';
 import type { Service } from '../catalogue/model.js';
 

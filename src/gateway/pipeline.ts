@@ -6,8 +6,10 @@
 //         → parameters → body schema → migrate (version changes) → prepare (hooks)
 //         → handler (upstream proxy | builder; a migrated answer comes back down its plan)
 //
-// Stages are plain functions over one Exchange; an adapter (the node:http listener, the websocket
-// frame checker) calls them and renders whatever they throw with the one renderer in errors.ts.
+// Stages are plain functions over one Exchange and throw GatewayError. The node:http adapter renders
+// what they throw with render() (errors.ts, through failure-answer.ts); websocket refusals and the
+// Koa admin routes answer in their own shapes (a frame, an upgrade refusal, admin JSON), and every
+// answer that speaks for a service carries its envelope() from the same reason table.
 import { checkCrossSite } from './cross-site.js';
 import { ClientGone, GatewayError } from './errors.js';
 import { notServed } from './lifecycle-answers.js';
