@@ -8,11 +8,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import type { RunningGateway } from '../../src/server.js';
-import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
-import { startUpstream, type Upstream } from '../support/processes.js';
+import { API_KEY, SECRET } from '../support/gateway.js';
 import { PIN, exclusiveLosers, pinned, sampleValue } from './sample-values.js';
-import { startTap, type Tap } from './tap.js';
+import { tappedGateway } from './tap.js';
 
 const require = createRequire(import.meta.url);
 type Method = (...args: unknown[]) => Promise<{ status: number }>;
@@ -56,24 +54,11 @@ function restMethods(client: object): string[] {
 }
 
 const test = suite(`@binance/connector: every REST method of Spot at ${PIN}`);
-let upstream: Upstream;
-let gw: RunningGateway;
-let tap: Tap;
-
-test.before(async () => {
-  upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
-  gw = await gatewayAt(PIN, upstream.url);
-  tap = await startTap(gw.url);
-});
-test.after(async () => {
-  await tap?.close();
-  await gw?.close();
-  await upstream?.stop();
-});
+const t = tappedGateway(test, PIN);
 
 test('every documented REST method, with required arguments and with every option: no refusal, forwarded unchanged', async () => {
   const docs = readDocs();
-  const client = new Spot(API_KEY, SECRET, { baseURL: tap.url, logger: quiet, timeout: 10_000 }); // its default: no timeout
+  const client = new Spot(API_KEY, SECRET, { baseURL: t.tap.url, logger: quiet, timeout: 10_000 }); // its default: no timeout
   const methods = restMethods(client).filter((n) => docs.has(n));
   const undocumented = restMethods(client).filter((n) => !docs.has(n) && !['publicRequest', 'signRequest'].includes(n) && !/^(subscribe|unsubscribe|.*Websocket)/.test(n));
   const refused: string[] = [];
@@ -107,8 +92,8 @@ test('every documented REST method, with required arguments and with every optio
   assert.ok(methods.length > 190, `${methods.length} methods found`);
   assert.equal(refused, [], `${refused.length} of ${calls} calls refused`);
   assert.ok(retired.length >= 6, `the retired listen-key calls answered 410: ${retired.join(', ')}`);
-  const forwarded = (await upstream.records()).map((r) => ({ method: r.method, url: r.url, body: r.body }));
-  const sent = tap.sent.filter((x) => !retiredKeys.has(`${x.method} ${x.url.split('?')[0]}`));
+  const forwarded = (await t.upstream.records()).map((r) => ({ method: r.method, url: r.url, body: r.body }));
+  const sent = t.tap.sent.filter((x) => !retiredKeys.has(`${x.method} ${x.url.split('?')[0]}`));
   assert.is(forwarded.length, sent.length, 'every request but the retired ones reached the upstream');
   assert.equal(forwarded, sent, 'forwarded byte for byte');
 });

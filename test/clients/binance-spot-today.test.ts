@@ -5,13 +5,10 @@
 import { createRequire } from 'node:module';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import type { RunningGateway } from '../../src/server.js';
-import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
-import { startUpstream, type Upstream } from '../support/processes.js';
 import { newestExchangeRelease } from '../support/newest.js';
 import { exclusiveLosers, viewAt } from './sample-values.js';
-import { readDeclarations, value, type Field } from './spot-declarations.js';
-import { startTap, type Tap } from './tap.js';
+import { readDeclarations, spotConfig, value, type Field } from './spot-declarations.js';
+import { tappedGateway } from './tap.js';
 
 const require = createRequire(import.meta.url);
 type RestApi = Record<string, (params?: Record<string, unknown>) => Promise<unknown>>;
@@ -19,35 +16,21 @@ const { Spot } = require('@binance/spot') as { Spot: new (config: Record<string,
 
 const NEWEST = newestExchangeRelease();
 const test = suite(`@binance/spot 32.0.4 RestAPI at ${NEWEST}`);
-let upstream: Upstream;
-let gw: RunningGateway;
-let tap: Tap;
-
-test.before(async () => {
-  upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
-  gw = await gatewayAt(NEWEST, upstream.url);
-  tap = await startTap(gw.url);
-});
-test.after(async () => {
-  await tap?.close();
-  await gw?.close();
-  await upstream?.stop();
-});
+const t = tappedGateway(test, NEWEST);
 
 test('every RestAPI method, with its required fields and with every field: no refusal, forwarded byte for byte', async () => {
   const view = viewAt(null);
-  const config = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0, timeout: 10_000 } });
-  const direct = new Spot(config(upstream.url)).restAPI;
-  const viaGateway = new Spot(config(tap.url)).restAPI;
+  const direct = new Spot(spotConfig(t.upstream.url)).restAPI;
+  const viaGateway = new Spot(spotConfig(t.tap.url)).restAPI;
   const refused: string[] = [];
   const changed: string[] = [];
   let called = 0;
   for (const m of readDeclarations()) {
     // Which endpoint: one call with the required fields straight to the upstream.
     const required = m.fields.filter((f) => !f.optional);
-    await upstream.reset();
+    await t.upstream.reset();
     await direct[m.name](Object.fromEntries(required.map((f) => [f.name, value('', f, undefined, view)]))).catch(() => undefined);
-    const rec = (await upstream.records())[0];
+    const rec = (await t.upstream.records())[0];
     assert.ok(rec, `${m.name} sent nothing`);
     const key = `${rec.method} ${rec.url.split('?')[0]}`;
     const served = view.served.find((e) => e.endpoint.key === key);
@@ -66,8 +49,8 @@ test('every RestAPI method, with its required fields and with every field: no re
       called++;
       try {
         await viaGateway[m.name](params);
-        const got = (await upstream.records()).at(-1)!;
-        const sent = tap.sent.at(-1)!;
+        const got = (await t.upstream.records()).at(-1)!;
+        const sent = t.tap.sent.at(-1)!;
         if (got.url !== sent.url || got.body !== sent.body || got.method !== sent.method) changed.push(`${m.name}: sent ${sent.url} ${sent.body}, forwarded ${got.url} ${got.body}`);
       } catch (e) {
         const r = (e as { response?: { status: number; data: unknown } }).response;
@@ -75,7 +58,7 @@ test('every RestAPI method, with its required fields and with every field: no re
       }
     }
   }
-  await upstream.reset();
+  await t.upstream.reset();
   console.log(`@binance/spot 32.0.4 at ${NEWEST}: ${called} calls, ${refused.length} refused`);
   assert.ok(called >= 90, `${called} calls`);
   assert.equal(refused, []);

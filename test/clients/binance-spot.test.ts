@@ -8,40 +8,22 @@ import { createRequire } from 'node:module';
 
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import type { RunningGateway } from '../../src/server.js';
-import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
-import { startUpstream, type Upstream } from '../support/processes.js';
 import { loadEvidence } from '../catalogue/evidence-sources.js';
 import { PIN, exclusiveLosers } from './sample-values.js';
-import { readDeclarations, value } from './spot-declarations.js';
-import { startTap, type Tap } from './tap.js';
+import { readDeclarations, spotConfig, value } from './spot-declarations.js';
+import { tappedGateway } from './tap.js';
 
 const require = createRequire(import.meta.url);
 type RestApi = Record<string, (params?: Record<string, unknown>) => Promise<unknown>>;
 const { Spot } = require('@binance/spot') as { Spot: new (config: Record<string, unknown>) => { restAPI: RestApi } };
 
 const test = suite(`@binance/spot RestAPI at ${PIN} --strict`);
-let upstream: Upstream;
-let gw: RunningGateway;
-let tap: Tap;
-
-test.before(async () => {
-  upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
-  gw = await gatewayAt(PIN, upstream.url, ['--strict']);
-  tap = await startTap(gw.url);
-});
-test.after(async () => {
-  await tap?.close();
-  await gw?.close();
-  await upstream?.stop();
-});
+const t = tappedGateway(test, PIN, ['--strict']);
 
 test('every method whose endpoint existed at the pin: no refusal, each request forwarded byte for byte', async () => {
   const docs = loadEvidence().docs;
-  // The client's default timeout is 1 s: a loaded machine's gateway missed it (load 26 on 2 cores).
-  const config = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0, timeout: 10_000 } });
-  const direct = new Spot(config(upstream.url)).restAPI;
-  const viaGateway = new Spot(config(tap.url)).restAPI;
+  const direct = new Spot(spotConfig(t.upstream.url)).restAPI;
+  const viaGateway = new Spot(spotConfig(t.tap.url)).restAPI;
   const methods = readDeclarations();
   const refused: string[] = [];
   const skipped: string[] = [];
@@ -50,9 +32,9 @@ test('every method whose endpoint existed at the pin: no refusal, each request f
   for (const m of methods) {
     // Which endpoint: one call with the required fields straight to the upstream.
     const required = Object.fromEntries(m.fields.filter((f) => !f.optional).map((f) => [f.name, value('', f)]));
-    await upstream.reset();
+    await t.upstream.reset();
     await direct[m.name](required).catch(() => undefined);
-    const rec = (await upstream.records())[0];
+    const rec = (await t.upstream.records())[0];
     if (!rec) { skipped.push(`${m.name} (sent nothing)`); continue; }
     const key = `${rec.method} ${rec.url.split('?')[0]}`;
     const atPin = docs.get(key);
@@ -65,32 +47,32 @@ test('every method whose endpoint existed at the pin: no refusal, each request f
     called++;
     try {
       await viaGateway[m.name](params);
-      const got = (await upstream.records()).at(-1)!;
-      const sent = tap.sent.at(-1)!;
+      const got = (await t.upstream.records()).at(-1)!;
+      const sent = t.tap.sent.at(-1)!;
       if (got.url !== sent.url || got.body !== sent.body || got.method !== sent.method) changed.push(`${m.name}: sent ${sent.url} ${sent.body}, forwarded ${got.url} ${got.body}`);
     } catch (e) {
       refused.push(`${m.name} (${key}): ${(e as Error).message.slice(0, 300)}`);
     }
   }
-  await upstream.reset();
+  await t.upstream.reset();
   console.log(`@binance/spot: ${methods.length} RestAPI methods, ${called} existed at the pin and were called, ${refused.length} refused; skipped: ${skipped.join(', ')}`);
   assert.ok(called >= 30, `${called} methods called`);
   assert.equal(refused, []);
   assert.equal(changed, [], 'forwarded byte for byte');
-  assert.is(tap.sent.length, called);
+  assert.is(t.tap.sent.length, called);
 });
 
 test('list parameters (JSON array text) and a signed order reach the upstream as sent', async () => {
-  const viaGateway = new Spot({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath: tap.url, retries: 0, timeout: 10_000 } }).restAPI;
-  tap.sent.length = 0;
-  await upstream.reset();
+  const viaGateway = new Spot(spotConfig(t.tap.url)).restAPI;
+  t.tap.sent.length = 0;
+  await t.upstream.reset();
   await viaGateway.exchangeInfo({ symbols: ['BNBUSDT', 'BTCUSDT'] });
   await viaGateway.newOrder({ symbol: 'BNBUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 1, price: 300, selfTradePreventionMode: 'EXPIRE_MAKER' });
   await viaGateway.ticker24hr({ symbols: ['BNBUSDT', 'BTCUSDT'], type: 'MINI' });
-  const forwarded = (await upstream.records()).map((r) => ({ method: r.method, url: r.url, body: r.body }));
+  const forwarded = (await t.upstream.records()).map((r) => ({ method: r.method, url: r.url, body: r.body }));
   assert.is(forwarded.length, 3);
-  assert.equal(forwarded, tap.sent);
-  assert.ok((await upstream.records()).every((r) => r.verified !== false), 'signatures verified at the upstream');
+  assert.equal(forwarded, t.tap.sent);
+  assert.ok((await t.upstream.records()).every((r) => r.verified !== false), 'signatures verified at the upstream');
 });
 
 test.run();

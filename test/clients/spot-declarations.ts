@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ReleaseView } from '../../src/catalogue/resolve.js';
 import { pinned, sampleValue } from './sample-values.js';
+import { API_KEY, SECRET } from '../support/gateway.js';
 
 const require = createRequire(import.meta.url);
 
@@ -38,3 +39,6 @@ export function value(key: string, f: Field, accepted?: string[], view: ReleaseV
   const type = /^Array/.test(f.type) ? 'array' : /number/.test(f.type) ? 'number' : /boolean/.test(f.type) ? 'boolean' : 'string';
   return sampleValue(key, f.name, type, view);
 }
+
+/** The client's RestAPI configuration against `basePath`: no retries, and a 10 s timeout (its default of 1 s missed a loaded machine's gateway). */
+export const spotConfig = (basePath: string) => ({ configurationRestAPI: { apiKey: API_KEY, apiSecret: SECRET, basePath, retries: 0, timeout: 10_000 } });

@@ -1,6 +1,9 @@
 // A recording pass-through between a real client and the gateway: it keeps the exact request line
 // and body each client sent, so a test can compare them with what reached the upstream.
 import { request, createServer, type Server } from 'node:http';
+import type { RunningGateway } from '../../src/server.js';
+import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
+import { startUpstream, type Upstream } from '../support/processes.js';
 
 export interface Sent {
   method: string;
@@ -41,4 +44,27 @@ export function startTap(target: string): Promise<Tap> {
       close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
     });
   }));
+}
+
+/** The verifying upstream, a gateway serving `release` in front of it, and a tap in front of the gateway. */
+export interface Tapped {
+  upstream: Upstream;
+  gw: RunningGateway;
+  tap: Tap;
+}
+
+/** Starts a Tapped before the suite's tests and stops it after them; its fields are set once they start. */
+export function tappedGateway(test: { before(f: () => Promise<void>): void; after(f: () => Promise<void>): void }, release: string, extra: string[] = []): Tapped {
+  const t = {} as Tapped;
+  test.before(async () => {
+    t.upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
+    t.gw = await gatewayAt(release, t.upstream.url, extra);
+    t.tap = await startTap(t.gw.url);
+  });
+  test.after(async () => {
+    await t.tap?.close();
+    await t.gw?.close();
+    await t.upstream?.stop();
+  });
+  return t;
 }
