@@ -40,6 +40,12 @@ test('the shipped catalogue: every listen-key operation is bridged, none uncover
   assert.equal(coverage!.uncovered, []);
 });
 
+test('the subscription id field its events name must be a parameter of the method that closes', () => {
+  const renamed = problems((t) => t.replace("upstream: { subscriptionId: '<subscriptionId>', event: '<event>' }", "upstream: { subId: '<subscriptionId>', event: '<event>' }"));
+  assert.ok(renamed.some((m) => m.includes('bridge listenKeys closes via ws-api userDataStream.unsubscribe, which has no parameter "subId" (the subscription id its events name: "<subscriptionId>")')), renamed.join('\n'));
+  assert.equal(problems((t) => t), []);
+});
+
 test('an unknown bridge, an unknown action, a replacement that does not exist: each reported', () => {
   assert.ok(problems((t) => t.replace('bridge: { name: listenKeys, action: renew,', 'bridge: { name: listenKeyz, action: renew,'))
     .some((m) => m.includes('bridge "listenKeyz" is not a bridge in src/catalogue/changes/bridges.ts')));

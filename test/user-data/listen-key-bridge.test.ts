@@ -133,6 +133,10 @@ test('@binance/connector 3.6.1 (2023): create, read executionReport / outboundAc
     await until(async () => (await up.userData()).active === 0); // close ended the upstream subscription
     const { frames } = await up.userData();
     assert.equal(retired(frames, await up.records()), []); // the stub never saw a retired call
+    // It ended its own subscription by the id the subscribe answer gave (the field events.upstream names "<subscriptionId>").
+    const unsubscribed = frames.filter((f) => f.method === 'userDataStream.unsubscribe').map((f) => f.params);
+    assert.equal(unsubscribed.map((p) => Object.keys(p)), [['subscriptionId']]);
+    assert.type(unsubscribed[0].subscriptionId, 'number');
     assert.equal((await up.records()).length, 0); // nothing of the REST calls was forwarded
   } finally {
     delete axios.defaults.headers.common.Authorization;

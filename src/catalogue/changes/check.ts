@@ -119,7 +119,10 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
           const b = bridgeNamed(s.name);
           if (!b) { at(s.at, `bridge "${s.name}" is not a bridge in src/catalogue/changes/bridges.ts`); break; }
           if (!Object.hasOwn(b.actions, s.action)) at(s.at, `bridge ${s.name} has no action "${s.action}" (valid: ${Object.keys(b.actions).join(', ')})`);
-          if (!moveTargetAt(service, s.via, c.index)) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
+          const via = moveTargetAt(service, s.via, c.index);
+          if (!via) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
+          const idField = s.action === 'close' ? subscriptionIdField(service, s.name) : undefined;
+          if (via && idField && !via.parameters.some((p) => p.name === idField)) at(s.at, `bridge ${s.name} closes via ${s.via}, which has no parameter "${idField}" (the subscription id its events name: "<subscriptionId>")`);
           if (b.feeds.includes(s.action)) {
             if (!c.events) at(s.at, `bridge ${s.name} ${s.action} feeds a stream: the change must declare the event shapes it maps (events: { upstream, client })`);
             else for (const end of ['upstream', 'client'] as const) if (!placeholderPath(c.events[end], 'event')) at(c.events.at, `events.${end} must show where the event sits ("<event>")`);
@@ -157,6 +160,16 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
       problems.push({ ...u.at, message: `unbridgeable ${u.operation}: the operation still exists at ${u.release}; say which values or parameter cannot be carried` });
     }
   }
+}
+
+/** The field a bridge's upstream events name the subscription by (the key holding "<subscriptionId>" in events.upstream of its feeding change). */
+function subscriptionIdField(service: Service, bridge: string): string | undefined {
+  for (const c of service.changes.changes) {
+    if (!c.events || !c.request.some((s) => s.kind === 'bridge' && s.name === bridge)) continue;
+    const path = placeholderPath(c.events.upstream, 'subscriptionId');
+    if (path?.length) return path.at(-1);
+  }
+  return undefined;
 }
 
 /** Compose every plan a change takes part in and report what could not be valid at the upstream's release. */

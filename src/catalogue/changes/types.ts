@@ -46,7 +46,8 @@ export interface Change {
 /**
  * The shapes of the events a bridge carries (changes.yaml `events`): JSON templates whose string
  * values "<name>" are placeholders; "<event>" is the event itself, wrapped at the upstream's end and
- * bare (or otherwise wrapped) at the client's. `expired` is the event the client gets when its
+ * bare (or otherwise wrapped) at the client's; "<subscriptionId>" at the upstream's end names the field
+ * of the upstream subscription's id (in the subscribe answer, and the close call's parameter). `expired` is the event the client gets when its
  * subscription lapses (filled with <eventTime> and the bridge's own placeholders); `ended` the type
  * of an upstream event ending the subscription (not passed on).
  */

@@ -89,6 +89,7 @@ export class UserDataBridge {
       url: o.wsApiUrl, subscribe: parts.create, unsubscribe: parts.close,
       signedParams: () => signWsParams({}, signing.signer, { apiKey, now: (signing.clock ?? Date.now)(), recvWindow: signing.recvWindow }),
       eventPath: placeholderPath(parts.events.upstream, 'event') ?? ['event'], ended: parts.events.ended,
+      idField: placeholderPath(parts.events.upstream, 'subscriptionId')?.at(-1),
       charge: o.charge && ((method, params) => o.charge!(o.service.id, method, params)),
       lingerMs: o.settings.lingerMs, minIntervalMs: 1000, timeoutMs: o.timeoutMs, logger: o.logger,
     });

@@ -26,6 +26,12 @@ export interface SubscriptionOptions {
   signedParams(): Record<string, unknown>;
   /** Where the event sits in an upstream frame (the keys of changes.yaml events.upstream leading to "<event>"). */
   eventPath: readonly string[];
+  /**
+   * The field naming the upstream subscription (the key of events.upstream holding "<subscriptionId>"):
+   * read from the subscribe answer and sent with the unsubscribe call. Without one, unsubscribing
+   * sends no params, which ends every subscription of the connection (the gateway's own).
+   */
+  idField?: string;
   /** The type (field e) of an upstream event that ends the subscription. */
   ended?: string;
   /** Charge one call to the exchange's limits: a refusal message, or undefined to go ahead. */
@@ -127,7 +133,8 @@ export class UpstreamSubscription {
     if (frame.id === id) {
       if (frame.status === 200) {
         this.active = 1;
-        this.subscriptionId = (frame.result as { subscriptionId?: unknown } | undefined)?.subscriptionId;
+        const field = this.o.idField;
+        this.subscriptionId = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
         this.o.logger.info(`user data: subscribed upstream (${this.o.subscribe})`);
       } else {
         const e = frame.error as { code?: unknown; msg?: unknown } | undefined;
@@ -155,7 +162,7 @@ export class UpstreamSubscription {
     if (!ws) return;
     this.ws = undefined;
     if (ws.readyState === OPEN && this.active) {
-      const params = this.subscriptionId === undefined ? {} : { subscriptionId: this.subscriptionId };
+      const params = this.subscriptionId === undefined || this.o.idField === undefined ? {} : { [this.o.idField]: this.subscriptionId };
       if (!this.o.charge?.(this.o.unsubscribe, params)) {
         this.calls++;
         ws.send(JSON.stringify({ id: `gw-ud-${this.nextId++}`, method: this.o.unsubscribe, params }));
