@@ -283,6 +283,30 @@ test('deprecation, a replacement moved to, enum values, templated paths; lint af
   assert.match(text.stdout, /^would write releases\.yaml$/m);
 });
 
+test('a required parameter made optional: required until the release, optional from it; the reverse stays a difference for a person', () => {
+  const { dir, serviceDir } = emptyCatalogue('items');
+  const docs = [
+    v((d) => { d.paths['/v1/old'].get.parameters[0].required = true; }),
+    v((d) => { d.info.version = '2'; d.paths['/v1/legacy'].post.parameters[0].required = true; }),
+  ];
+  const files = docs.map((doc, i) => { const f = join(dir, `req-${i + 1}.json`); writeFileSync(f, JSON.stringify(doc)); return f; });
+  importRelease(files[0], serviceDir, { release: '1.0', date: '2024-01-01' });
+  const r = importRelease(files[1], serviceDir, { release: '2.0', date: '2024-02-01' });
+  assert.equal(r.optional, ['param GET /v1/old q']);
+  assert.equal(r.differs, ['param POST /v1/legacy x: optional in the catalogue, required in openapi req-2.json (version 2)']);
+  const lint = runTool('catalogue', ['lint', '--catalogue', dir]);
+  assert.is(lint.status, 0, lint.stdout + lint.stderr);
+  const svc = loadCatalogue(dir, { modelCache: false }).catalogue.services[0];
+  const q = (release: string) => resolveService(svc, release).served.find((e) => e.endpoint.key === 'GET /v1/old')!.parameters.find((p) => p.name === 'q')!;
+  assert.equal([q('1.0').required, q('2.0').required], [true, false]);
+  const diff = runTool('diff-releases', ['1.0', '2.0', '--catalogue', dir]);
+  assert.match(diff.stdout, /parameter-became-optional +query parameter q became optional/);
+  const bytes = snapshot(dir);
+  const again = importRelease(files[1], serviceDir, { release: '2.0' });
+  assert.equal(again.optional, ['param GET /v1/old q']);
+  assert.equal(snapshot(dir), bytes, 'the same import again changes nothing');
+});
+
 test('refused: a release in the middle, a conflicting date, a new release without a date, an import lint would fail', () => {
   const { dir, serviceDir } = emptyCatalogue('items');
   const file = join(dir, 'items.json');
@@ -337,6 +361,11 @@ test('today\'s method table is what the exchange catalogue holds: imported again
   assert.is(report.createdRelease, false, 'the release was already listed');
   assert.is(report.leftOut, table.filter((m) => !m.path.startsWith('/api/') && !m.path.startsWith('/sapi/')).length);
   assert.ok(report.notes.some((n) => /not what the upstream serves/.test(n)), report.notes.join('\n'));
+  // Required in the 2025-03-28 table, optional (11) or no longer sent (1) in this one: written as
+  // such; what became required stays for a person.
+  assert.is(report.optional.length, 12);
+  for (const p of ['param GET /sapi/v1/simple-earn/flexible/history/rewardsRecord type', 'param GET /sapi/v1/mining/hash-transfer/profit/details userName']) assert.ok(report.optional.includes(p), report.optional.join('\n'));
+  assert.not.ok(report.differs.some((d) => /required in the catalogue, optional in/.test(d)), report.differs.join('\n'));
   assert.equal(snapshot(dir), files, 'the shipped catalogue is the import\'s result: nothing to write');
   for (const k of lacked) assert.ok(after.has(k), `${k} served at 2026.08.21`);
 });

@@ -28,6 +28,8 @@ export interface ReleaseImportReport {
   added: string[];
   removed: string[];
   deprecated: string[];
+  /** "param METHOD /path name": required in the catalogue, optional in the description: the entry ends and an optional one begins at the release. */
+  optional: string[];
   /** "<item>: what the catalogue says and what the description says" (the catalogue's fact is kept). */
   differs: string[];
   /** "<item>: why it is not imported". */
@@ -194,11 +196,16 @@ export class Importer {
       const lives = own.filter((p) => p.name === dp.name);
       const live = lives.find((p) => this.atP(p.span));
       if (!live) this.newParameter(op, e, dp, lives);
-      else this.keptParameter(op, dp, live);
+      else this.keptParameter(op, e, dp, live, lives);
     }
     for (const p of own) {
       if (!this.atP(p.span) || names.has(p.name)) continue;
       const item = `param ${op.key} ${p.name}`;
+      // A method table's client no longer sends it: still required, every call of that client would be refused.
+      if (this.opts.absent === 'deprecate' && p.required) {
+        this.absentRequired(e, item, p, own);
+        continue;
+      }
       this.absentItem(item, p.span, this.nodes!.parameter(p), op.key, () =>
         this.propose(op.key, { release: this.opts.R, operation: op.key, parameter: p.name, reason: `parameter ${p.name} removed in ${this.label}; no replacement named`, source: this.label }));
     }
@@ -253,16 +260,20 @@ export class Importer {
     }
   }
 
-  private keptParameter(op: DescOperation, dp: DescParameter, p: Parameter): void {
+  private keptParameter(op: DescOperation, e: Endpoint, dp: DescParameter, p: Parameter, lives: Parameter[]): void {
     const { r, R } = this.opts;
     const item = `param ${op.key} ${dp.name}`;
     const at = this.nodes!.parameter(p);
     if (r >= 0 && p.span.removed === r) {
-      this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
+      // An earlier run wrote this release's optional entry after the required one.
+      if (p.required && !dp.required && lives.some((q) => q.span.added === r && !q.required)) this.report.optional.push(item);
+      else this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
       return;
     }
     this.flagged(item, dp.deprecated, p.span, at);
-    if (dp.required !== p.required) this.report.differs.push(`${item}: ${p.required ? 'required' : 'optional'} in the catalogue, ${dp.required ? 'required' : 'optional'} in ${this.label}`);
+    if (p.required && !dp.required) this.becameOptional(e, item, at);
+    // Optional → required breaks every older request that leaves it out: a person decides (a change or unbridgeable entry).
+    else if (dp.required !== p.required) this.report.differs.push(`${item}: ${p.required ? 'required' : 'optional'} in the catalogue, ${dp.required ? 'required' : 'optional'} in ${this.label}`);
     if (dp.typed) {
       const mine = String(p.schema.type ?? 'string');
       const theirs = String(dp.entry.schema?.type ?? 'string');
@@ -273,6 +284,31 @@ export class Importer {
     else if (inline && dp.values && !sameSet(inline, dp.values)) this.report.differs.push(`${item}: values ${inline.join(',')} in the catalogue, ${dp.values.join(',')} in ${this.label}`);
     else if (!inline && dp.values) this.report.differs.push(`${item}: any value in the catalogue; ${this.label} allows ${dp.values.join(',')}`);
     if (p.enum && !dp.values && dp.typed) this.report.differs.push(`${item}: enum ${p.enum} in the catalogue; ${this.label} gives no values`);
+  }
+
+  /**
+   * A required parameter the description makes optional. Nothing breaks (every older request sends
+   * it), so it is written: the required entry ends at the release and an optional entry with the same
+   * facts begins there (the diff reports "became optional").
+   */
+  private becameOptional(e: Endpoint, item: string, at: Located, why = `optional from ${this.opts.R}: ${this.label}`, stamps: Record<string, string> = {}): void {
+    const { R } = this.opts;
+    if (!this.report.optional.includes(item)) this.report.optional.push(item);
+    this.stamp(at, 'removed', why);
+    const { name, required: _required, added: _added, deprecated: _deprecated, removed: _removed, replacement: _replacement, note: _note, source: _source, ...facts } = at.map.toJSON() as Record<string, unknown>;
+    this.newParams.set(e, [...(this.newParams.get(e) ?? []), { name, added: R, ...stamps, ...facts, source: this.label }]);
+  }
+
+  /**
+   * A required parameter today's clients no longer send (a method table, --absent deprecate): kept
+   * as a deprecated, optional parameter from the release on (the required entry ends there).
+   */
+  private absentRequired(e: Endpoint, item: string, p: Parameter, lives: Parameter[]): void {
+    const { r, R } = this.opts;
+    this.report.deprecated.push(item);
+    this.report.optional.push(item);
+    if (r >= 0 && p.span.removed === r && lives.some((q) => q.name === p.name && q.span.added === r && !q.required)) return; // an earlier run
+    this.becameOptional(e, item, this.nodes!.parameter(p), `deprecated and optional from ${R}: absent from ${this.label}`, { deprecated: R });
   }
 
   /** Service-level parameters (signing, common, the API-key header) are the service's, not the endpoint's. */

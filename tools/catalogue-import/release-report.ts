@@ -11,13 +11,14 @@ export function formatReport(r: ReleaseImportReport): string {
   list('added', r.added);
   list('removed', r.removed);
   list('deprecated', r.deprecated);
+  list('optional', r.optional.map((i) => `${i} (required until ${r.release})`));
   list('differs', r.differs);
   list('skipped', r.skipped);
   list('proposed', r.proposed);
   list('note', r.notes);
   if (r.leftOut) lines.push(`left out ${r.leftOut} operation(s) outside --paths`);
   list(r.dryRun ? 'would write' : 'wrote', r.files);
-  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
+  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.optional.length} became optional, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
   return `${lines.join('\n')}\n`;
 }
 
