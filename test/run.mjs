@@ -37,7 +37,9 @@
 // Nothing hangs or lingers: each lane (or own-process file) runs in a process group of its own, and
 // each file has a time limit (TEST_FILE_LIMIT_S, default 120 s, soaks 600 s: the slowest file takes
 // ~20 s alone, ~45 s on a loaded machine); past it the file fails with its last output lines and its
-// whole group (gateways, upstreams, browsers it started) is killed. A process of the group still
+// whole group (gateways, upstreams, browsers it started) is killed; a file whose work is a browser's
+// rendering, which a loaded machine slows the most, may give itself more with a line
+// `// test-runner: limit <N> s` (never less than the default). A process of the group still
 // running after the file ended is killed too, and counts as one failed test naming it; so does a
 // lane that its files left unable to exit (an open server or timer). Ctrl-C kills every group.
 // A skipped test is a failed one: a test that cannot run says why and fails (no silent gaps).
@@ -136,6 +138,9 @@ function psMembers(pid) {
 const childEnv = (tmp) => ({ GATEWAY_BUILDER_PRIORITY: 'normal', ...process.env, FORCE_COLOR: '0', TMPDIR: tmp, TMP: tmp, TEMP: tmp });
 // A file asks for a process of its own with a line "// test-runner: own process".
 const OWN_PROCESS = /^\/\/ test-runner: own process$/m;
+const OWN_LIMIT = /^\/\/ test-runner: limit (\d+) s$/m;
+/** The file's time limit: the default, or the longer one its `// test-runner: limit <N> s` line asks for. */
+const limitOf = (text) => Math.max(FILE_LIMIT_MS, Number(OWN_LIMIT.exec(text)?.[1] ?? 0) * 1000);
 
 /** Wait up to a second for a process told to stop as a file ended; the pids still running (ps lines) after. */
 async function lingering(pid, except) {
@@ -184,12 +189,12 @@ function startLane() {
     } else if (lane.settle) lane.settle({ out: lane.out, status: status ?? signal, crashed: true });
     else if (!lane.ending) lane.died = between(lane.files.at(-1));
   });
-  lane.run = (file, tmp) => new Promise((resolve) => {
+  lane.run = (file, tmp, limit) => new Promise((resolve) => {
     const started = Date.now();
     let timedOut = false;
     lane.files.push(relative(root, file));
     lane.begun = false;
-    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, FILE_LIMIT_MS);
+    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, limit);
     lane.settle = async ({ out, status, crashed, notBegun, kept = [] }) => {
       lane.settle = null;
       clearTimeout(timer);
@@ -218,11 +223,11 @@ function startLane() {
 }
 
 /**
- * Run one file with `tmp` as its temp folder, in a process group of its own, at most FILE_LIMIT_MS;
+ * Run one file with `tmp` as its temp folder, in a process group of its own, at most `limit` ms;
  * resolve with its combined output, exit status, wall time, whether it hit the limit, and what of
  * its group was still running when it ended (then killed).
  */
-function runFile(file, tmp) {
+function runFile(file, tmp, limit) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, [soak ? '--expose-gc' : '--no-opt', file], {
@@ -233,7 +238,7 @@ function runFile(file, tmp) {
     let timedOut = false;
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });
-    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, FILE_LIMIT_MS);
+    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, limit);
     child.once('close', async (status, signal) => {
       clearTimeout(timer);
       const left = timedOut ? [] : await lingering(child.pid);
@@ -245,13 +250,13 @@ function runFile(file, tmp) {
 }
 
 /** Counts from uvu's summary; a crash before the summary or a file that ran no test is a failure. */
-function judge({ out, status, timedOut }) {
+function judge({ out, status, timedOut, limit }) {
   const num = (re) => Number(re.exec(out)?.[1] ?? 0);
   const total = num(/Total:\s+(\d+)/), ok = num(/Passed:\s+(\d+)/), skip = num(/Skipped:\s+(\d+)/);
   let bad = total - ok + skip;
   let why = skip ? `${skip} test(s) skipped: a test that cannot run is a failure (make it run, or remove it)` : '';
   if (timedOut) {
-    why = `exceeded the per-file limit of ${FILE_LIMIT_MS / 1000} s (TEST_FILE_LIMIT_S); killed with every process it started. Its last output lines:\n${tailOf(out)}`;
+    why = `exceeded the per-file limit of ${limit / 1000} s (TEST_FILE_LIMIT_S, or the file's own limit line); killed with every process it started. Its last output lines:\n${tailOf(out)}`;
     bad = Math.max(1, bad);
   } else if (!/Total:\s+\d+/.test(out)) { why = `no uvu summary (exit ${status}): the file crashed or never called .run()`; bad = Math.max(1, bad); }
   else if (total === 0) { why = 'ran no test (uvu printed "Total: 0"): a test file must run at least one test'; bad = 1; }
@@ -285,17 +290,19 @@ async function worker() {
     const tmp = join(runTmp, rel.replace(/^dist\/test\//, '').replace(/[/\\]/g, '_'));
     mkdirSync(tmp);
     let r;
-    if (soak || OWN_PROCESS.test(readFileSync(file, 'utf8'))) r = await runFile(file, tmp);
+    const text = readFileSync(file, 'utf8');
+    const limit = limitOf(text);
+    if (soak || OWN_PROCESS.test(text)) r = await runFile(file, tmp, limit);
     else {
       lane ??= startLane();
-      r = await lane.run(file, tmp);
+      r = await lane.run(file, tmp, limit);
       if (lane.closed) {
         if (lane.died) { failed += 1; failures.push(lane.died); }
         lane = null;
       }
       if (r.notBegun) { rmSync(tmp, { recursive: true, force: true }); queue.unshift(file); continue; }
     }
-    const judged = judge(r);
+    const judged = judge({ ...r, limit });
     if (r.left.length) {
       judged.bad += 1;
       judged.total += 1;

@@ -7,6 +7,9 @@
 // The gateway is the CLI in a process of its own, run as users run it (its full GC through the
 // inspector): in the test's process its RSS also held the test's HTTP client and its buffers, and
 // the figure ranged -0.8 to +10.5 MiB over runs of the same code.
+// Each reload loads a changed catalogue (~0.25 s of CPU), so on a busy 2-core machine the run
+// took 330-430 s; the time limit only catches a hang.
+// test-runner: limit 900 s
 import { rmSync } from 'node:fs';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';

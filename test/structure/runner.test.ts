@@ -1,7 +1,8 @@
 // The test runner (test/run.mjs) judges each file alone although its lanes run several files in one
 // process: a file that crashes, overruns its time limit, leaves a process running, leaves a file in
 // its temp folder or leaves its lane unable to exit fails by name, and the files after it in the same
-// lane still run and pass; a file marked "own process" gets one. Runs the runner on a folder of small
+// lane still run and pass; a file marked "own process" gets one, and a file may ask for a longer
+// time limit. Runs the runner on a folder of small
 // test files, one lane at a time.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -66,6 +67,20 @@ test('each file is judged alone in a shared lane; failures name the file and the
   assert.match(out, /a lane did not end after its last file \(still open: .*Timeout.*\); files it ran: .*h-leaves-timer\.test\.js/);
   // Tests passed: a, c, e, h, i, and f's and g's own; failed: b, d, what f and g left, the lane h kept open.
   assert.match(out, /^7 passed, 5 failed$/m);
+});
+
+test('a file may give itself a longer time limit (never a shorter one)', async () => {
+  const slow = (name: string) => `test('${name}', async () => { await new Promise((r) => setTimeout(r, 4000)); assert.ok(true); });\ntest.run();\n`;
+  const r = await runner({
+    'j-own-limit.test.js': `// test-runner: limit 8 s\n${slow('j')}`,
+    'k-default-limit.test.js': slow('k'),
+    'l-shorter-limit.test.js': `// test-runner: limit 1 s\n${passing('l')}`,
+  });
+  const out = r.stdout;
+  assert.match(out, /^ok   \S*j-own-limit\.test\.js /m);
+  assert.match(out, /k-default-limit\.test\.js: exceeded the per-file limit of 3 s/);
+  assert.match(out, /^ok   \S*l-shorter-limit\.test\.js /m);
+  assert.match(out, /^2 passed, 1 failed$/m);
 });
 
 test('a lane that dies after its last file fails with its last output', async () => {
