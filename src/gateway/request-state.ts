@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { PlanBridge } from '../catalogue/changes/compose.js';
 import type { AnswerStep } from '../catalogue/changes/types.js';
 import type { TokenEntry } from './client-auth/tokens.js';
-import type { Route } from './route-table.js';
+import type { Route } from './routes/route-table.js';
 
 /** What hooks see and may change: the request as it will be forwarded. */
 export interface RequestState {

@@ -25,8 +25,8 @@ import { migrateAnswer } from '../../src/gateway/migrate/answer.js';
 import { migrateRequest } from '../../src/gateway/migrate/stage.js';
 import type { RequestState } from '../../src/gateway/request-state.js';
 import { GatewayError } from '../../src/gateway/errors.js';
-import { buildRouteTable, type Route } from '../../src/gateway/route-table.js';
-import { checkParams } from '../../src/gateway/validate-params.js';
+import { buildRouteTable, type Route } from '../../src/gateway/routes/route-table.js';
+import { checkParams } from '../../src/gateway/params/validate-params.js';
 import { hmacSigner } from '../../src/upstream/signing/signers.js';
 
 export interface Case {

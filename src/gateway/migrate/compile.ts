@@ -9,7 +9,7 @@ import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service } from '../../catalogue/model.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { UsageError } from '../../usage-error.js';
-import type { Route } from '../route-table.js';
+import type { Route } from '../routes/route-table.js';
 import { decide, type PlanDecisions } from './decide.js';
 
 export interface CompiledPlan extends PlanDecisions {

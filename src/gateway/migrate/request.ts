@@ -3,7 +3,7 @@
 // touch keep their exact bytes; changed or added ones are encoded as a client would.
 import { addedParams, mapParam, type RequestPart, type Segment } from '../../catalogue/changes/compose.js';
 import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
-import { forEachParam } from '../form-params.js';
+import { forEachParam } from '../params/form-params.js';
 import { GatewayError } from '../errors.js';
 
 export interface Pair {

@@ -3,7 +3,7 @@
 // (bounded) so that its hang-up is seen and the upstream dropped.
 import type { Duplex } from 'node:stream';
 import { connectUpstream, UpstreamConnectError } from '../../upstream/ws-relay.js';
-import { CONNECTION_CUT } from '../access-record.js';
+import { CONNECTION_CUT } from '../observe/access-record.js';
 import { GatewayError } from '../errors.js';
 import type { Admitted } from './admission.js';
 import type { WsContext } from './context.js';

@@ -5,7 +5,7 @@
 // waited is never dispatched. Each refused or dropped request still gets its access line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CLIENT_CLOSED, CONNECTION_CUT, markCut, recordUnrouted, type RecordOptions } from './access-record.js';
+import { CLIENT_CLOSED, CONNECTION_CUT, markCut, recordUnrouted, type RecordOptions } from '../observe/access-record.js';
 
 /** Per-connection state, kept on the socket. */
 export interface Conn {

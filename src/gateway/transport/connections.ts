@@ -3,10 +3,10 @@
 // no ServerResponse (over the cap; a request node's parser refused). The server calls this once.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { connectionOpened, type RecordOptions } from './access-record.js';
-import { connectionCap, descriptorLimit } from './overload/descriptors.js';
-import { OverloadManager } from './overload/manager.js';
-import { RefusalSummary } from './overload/refusal-summary.js';
+import { connectionOpened, type RecordOptions } from '../observe/access-record.js';
+import { connectionCap, descriptorLimit } from '../overload/descriptors.js';
+import { OverloadManager } from '../overload/manager.js';
+import { RefusalSummary } from '../overload/refusal-summary.js';
 import { refuseOnSocket } from './raw-answer.js';
 
 /** The settings this reads (the gateway's configuration has them all). */

@@ -1,10 +1,10 @@
 // The last step of a failed request: render the error in the owning service's envelope, once, and
 // make sure nothing thrown while writing it reaches the process. Also how a request is cancelled
 // (its client left, or its deadline passed): the upstream or builder it waits for is told to stop.
-import type { Logger } from '../log.js';
-import { REASONS } from '../catalogue/reasons.js';
-import { answer, envelope, render } from './errors.js';
-import type { Exchange } from './pipeline.js';
+import type { Logger } from '../../log.js';
+import { REASONS } from '../../catalogue/reasons.js';
+import { answer, envelope, render } from '../errors.js';
+import type { Exchange } from '../pipeline.js';
 
 export function cancel(ex: Exchange, reason: unknown): void {
   if (ex.cancellation.gone) return;

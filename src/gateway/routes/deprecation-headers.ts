@@ -1,8 +1,8 @@
 // The Deprecation / Link / Sunset headers of an endpoint deprecated at the pin, computed once per
 // route: RFC 9745 Deprecation (the deprecating release's date), the successor as a Link, and
 // RFC 8594 Sunset when a later release removes it.
-import type { Release } from '../catalogue/model.js';
-import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
+import type { Release } from '../../catalogue/model.js';
+import type { EndpointAt, ReleaseView } from '../../catalogue/resolve.js';
 
 const httpDate = (r: Release) => new Date(`${r.date}T00:00:00Z`).toUTCString();
 const unixSeconds = (r: Release) => Math.floor(Date.parse(`${r.date}T00:00:00Z`) / 1000);

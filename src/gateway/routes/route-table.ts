@@ -2,11 +2,11 @@
 // static, and a map is ~4x faster than a linear router at this route count), an index of every
 // path the catalogue knows so refused requests get a precise 404/405/410, and which service owns a
 // path prefix, so an unknown path is refused in the envelope of the one service that could own it.
-import type { EndpointAt, ReleaseView } from '../catalogue/resolve.js';
+import type { EndpointAt, ReleaseView } from '../../catalogue/resolve.js';
 import { deprecationHeaders } from './deprecation-headers.js';
-import type { ParamTarget } from './validate-params.js';
-import type { RouteGate } from './admission/route-gate.js';
-import type { AnswerWatch } from '../upstream/proxy.js';
+import type { ParamTarget } from '../params/validate-params.js';
+import type { RouteGate } from '../admission/route-gate.js';
+import type { AnswerWatch } from '../../upstream/proxy.js';
 
 export interface Route {
   view: ReleaseView;

@@ -3,7 +3,7 @@
 // per gateway: the drain switches it on, the adapter closes every connection after its answer, and
 // the pipeline refuses, right after routing, what a balancer retries elsewhere; websocket upgrades
 // and reloads are refused alike, whatever their method.
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../errors.js';
 
 /** Methods RFC 9110 calls idempotent: the ones nginx, HAProxy and Envoy retry on another server after a 503. */
 const RETRIED_ELSEWHERE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);

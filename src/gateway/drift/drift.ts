@@ -13,15 +13,15 @@
 // table fills. Cost: a refused request adds one map lookup; a proxied one a property read, and an
 // upstream 4xx (buffered anyway) a look at its code.
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamIndex } from '../catalogue/changes/compose.js';
-import { resolveServiceAt, type EndpointAt, type ReleaseView } from '../catalogue/resolve.js';
-import type { Service, UpstreamAnswer } from '../catalogue/model.js';
-import type { Logger } from '../log.js';
-import type { AnswerWatch, UpstreamRequest } from '../upstream/proxy.js';
-import { forEachParam } from './form-params.js';
-import type { Migrations } from './migrate/compile.js';
-import type { Metrics } from './metrics.js';
-import type { Route } from './route-table.js';
+import { upstreamIndex } from '../../catalogue/changes/compose.js';
+import { resolveServiceAt, type EndpointAt, type ReleaseView } from '../../catalogue/resolve.js';
+import type { Service, UpstreamAnswer } from '../../catalogue/model.js';
+import type { Logger } from '../../log.js';
+import type { AnswerWatch, UpstreamRequest } from '../../upstream/proxy.js';
+import { forEachParam } from '../params/form-params.js';
+import type { Migrations } from '../migrate/compile.js';
+import type { Metrics } from '../observe/metrics.js';
+import type { Route } from '../routes/route-table.js';
 
 /** Distinct entries kept per table (unknown operations; contradictions). */
 export const DRIFT_MAX_ENTRIES = 256;

@@ -1,10 +1,10 @@
 // GET /_gateway/plan?release=<id>&operation=<METHOD /path>: the composed plan the running program
 // applies to that operation at that release, and what it decides with the keys this gateway holds.
 // Catalogue facts and decisions only; never a key or a parameter value a client sent.
-import { composePlan, endpointAt, upstreamIndex, type PlanBridge } from '../catalogue/changes/compose.js';
-import { operationKind } from '../catalogue/changes/ws-operations.js';
-import type { GatewayState, Served } from './state.js';
-import { appliedChanges, tokenRights, useInstead } from './migrate/decide.js';
+import { composePlan, endpointAt, upstreamIndex, type PlanBridge } from '../../catalogue/changes/compose.js';
+import { operationKind } from '../../catalogue/changes/ws-operations.js';
+import type { GatewayState, Served } from '../program/state.js';
+import { appliedChanges, tokenRights, useInstead } from '../migrate/decide.js';
 
 export function planAnswer(state: GatewayState, query: Record<string, unknown>): { status: number; body: unknown } {
   const release = query.release === undefined ? undefined : String(query.release);

@@ -1,7 +1,7 @@
 // HTTP answers that follow from the catalogue's lifecycle at the pinned release:
 // 404 (unknown, or added after the pin), 410 (removed), 405 (path alive, method not).
-import { lifecycleFacts } from '../catalogue/lifecycle.js';
-import { GatewayError } from './errors.js';
+import { lifecycleFacts } from '../../catalogue/lifecycle.js';
+import { GatewayError } from '../errors.js';
 import type { Route, RouteTable } from './route-table.js';
 
 /**

@@ -2,8 +2,8 @@
 // path: X-Gateway-Release, the deprecation headers of the route, and CORS. A credentialed answer
 // (an endpoint that needs an API key or signature, or any answer in signing mode) never carries
 // `Access-Control-Allow-Origin: *`: only an origin the operator listed gets one.
-import type { ReleaseView } from '../catalogue/resolve.js';
-import type { Route } from './route-table.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
+import type { Route } from '../routes/route-table.js';
 
 export const CORS_EXPOSE = 'X-Gateway-Release, Deprecation, Sunset, Link, Retry-After, X-Request-Id';
 

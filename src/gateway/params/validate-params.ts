@@ -2,11 +2,11 @@
 // as it is at the pinned release. Schemas are compiled on a route's first request, once per distinct
 // schema (releases that take the same parameters share the compiled function).
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { existsAt, lifecycleFacts } from '../catalogue/lifecycle.js';
-import type { Constraint, Parameter } from '../catalogue/model.js';
-import type { ReleaseView } from '../catalogue/resolve.js';
-import { compileShared, parameterSchema } from '../catalogue/validators.js';
-import { GatewayError } from './errors.js';
+import { existsAt, lifecycleFacts } from '../../catalogue/lifecycle.js';
+import type { Constraint, Parameter } from '../../catalogue/model.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
+import { compileShared, parameterSchema } from '../../catalogue/validators.js';
+import { GatewayError } from '../errors.js';
 
 /** An endpoint or websocket method as the validator sees it at the pin. */
 export interface ParamTarget {

@@ -5,8 +5,8 @@
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connectionIdleSince, recordRaw, refusedLabel, type RecordOptions } from './access-record.js';
-import { newIdentity, type RequestIdentity } from './request-id.js';
+import { connectionIdleSince, recordRaw, refusedLabel, type RecordOptions } from '../observe/access-record.js';
+import { newIdentity, type RequestIdentity } from '../observe/request-id.js';
 
 /** What node's validateHeaderValue refuses in a header line. */
 const UNSAFE_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/;

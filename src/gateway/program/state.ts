@@ -2,10 +2,10 @@
 // its release: the /@<id>/ path prefix, else the X-Gateway-Release header, else the default.
 // A reload builds a whole new state and swaps it; a request reads it once and finishes on it.
 import type { IncomingMessage } from 'node:http';
-import type { ReleaseView } from '../catalogue/resolve.js';
-import { GatewayError } from './errors.js';
-import type { Program } from './pipeline.js';
-import { ownerOf } from './route-table.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
+import { GatewayError } from '../errors.js';
+import type { Program } from '../pipeline.js';
+import { ownerOf } from '../routes/route-table.js';
 
 /** One served release: its program and the views it was compiled from. */
 export interface Served {

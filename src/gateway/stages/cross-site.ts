@@ -9,7 +9,7 @@
 // Non-browser clients send none of these headers (and the Host they connect to), so they are unaffected.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../errors.js';
 
 export interface CrossSiteGuard {
   /** Services whose requests the gateway signs or authenticates with its own credentials. */

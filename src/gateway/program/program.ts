@@ -4,18 +4,18 @@
 // here, at start-up, instead (a builder the catalogue names but the gateway lacks, a proxied
 // service with no upstream is still allowed: it answers 502 naming the missing upstream).
 import type { Ajv } from 'ajv';
-import type { ReleaseView } from '../catalogue/resolve.js';
-import { createBodyAjv, createParamAjv } from '../catalogue/validators.js';
-import type { PluginRegistry } from '../builders/plugin.js';
-import { DEFAULT_REWRITE_LIMIT, upstreamTarget, type UpstreamProxy } from '../upstream/proxy.js';
-import type { Admission } from './admission/admission.js';
-import type { Drift } from './drift.js';
-import { HandOver } from './hand-over.js';
-import type { Hook, Program } from './pipeline.js';
-import { buildRouteTable } from './route-table.js';
-import { compileMigrations } from './migrate/compile.js';
-import type { Signer } from '../upstream/signing/signers.js';
-import type { UserDataBridge } from './user-data/bridge.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
+import { createBodyAjv, createParamAjv } from '../../catalogue/validators.js';
+import type { PluginRegistry } from '../../builders/plugin.js';
+import { DEFAULT_REWRITE_LIMIT, upstreamTarget, type UpstreamProxy } from '../../upstream/proxy.js';
+import type { Admission } from '../admission/admission.js';
+import type { Drift } from '../drift/drift.js';
+import { HandOver } from '../stages/hand-over.js';
+import type { Hook, Program } from '../pipeline.js';
+import { buildRouteTable } from '../routes/route-table.js';
+import { compileMigrations } from '../migrate/compile.js';
+import type { Signer } from '../../upstream/signing/signers.js';
+import type { UserDataBridge } from '../user-data/bridge.js';
 
 export interface ProgramOptions {
   views: ReleaseView[];

@@ -1,8 +1,8 @@
 // Check a JSON request body against the endpoint's schema (service schemas available as #/$defs/<Name>).
 import type { Ajv, ValidateFunction } from 'ajv';
-import { bodySchema, compileShared } from '../catalogue/validators.js';
-import { GatewayError } from './errors.js';
-import type { Route } from './route-table.js';
+import { bodySchema, compileShared } from '../../catalogue/validators.js';
+import { GatewayError } from '../errors.js';
+import type { Route } from '../routes/route-table.js';
 
 function compile(ajv: Ajv, route: Route): ValidateFunction | null {
   if (route.cache.has('body')) return route.cache.get('body') as ValidateFunction | null;

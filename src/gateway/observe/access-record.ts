@@ -7,11 +7,11 @@
 // through recordRaw, so every request has its line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../log.js';
-import { ADMIN_PATHS } from './admin.js';
+import type { Logger } from '../../log.js';
+import { ADMIN_PATHS } from './admin-paths.js';
 import type { Metrics } from './metrics.js';
 import { identityOf } from './request-id.js';
-import type { Exchange } from './pipeline.js';
+import type { Exchange } from '../pipeline.js';
 import type { RequestIdentity } from './request-id.js';
 
 /** Status recorded when the client left before any answer was sent (nginx's convention). */

@@ -1,7 +1,7 @@
 // Read a request body into memory with a size limit. Bodies here are small forms and JSON
 // documents; holding them whole lets the gateway validate them and still forward the exact bytes.
 import type { IncomingMessage } from 'node:http';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../errors.js';
 
 const EMPTY = Buffer.alloc(0);
 

@@ -5,17 +5,18 @@
 // (Koa and the exporters cost start-up time a proxy that is never asked for them need not pay).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
-import type { ReleaseView } from '../catalogue/resolve.js';
+import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { AdminReload } from './admin-modes.js';
-import { bearerToken, findToken, type TokenEntry } from './client-auth/tokens.js';
-import { crossSiteRefusal } from './cross-site.js';
-import type { HandOver } from './hand-over.js';
+import { bearerToken, findToken, type TokenEntry } from '../client-auth/tokens.js';
+import { crossSiteRefusal } from '../stages/cross-site.js';
+import type { HandOver } from '../stages/hand-over.js';
 import { isLoopback } from './loopback.js';
-import type { GatewayState, ReloadOutcome, Served } from './state.js';
+import type { GatewayState, ReloadOutcome, Served } from '../program/state.js';
 
 export type { ReloadOutcome };
-import type { Drift } from './drift.js';
-import type { Metrics } from './metrics.js';
+import type { Drift } from '../drift/drift.js';
+import type { Metrics } from '../observe/metrics.js';
+import { ADMIN_PATHS } from '../observe/admin-paths.js';
 
 export interface AdminDeps {
   state: () => GatewayState;
@@ -45,9 +46,6 @@ export interface AdminGuard {
 }
 
 const PROTECTED = 'the admin routes (/_gateway/*) are for the operator';
-
-
-export const ADMIN_PATHS = ['/_gateway/health', '/_gateway/ready', '/_gateway/reload (POST)', '/_gateway/catalogue', '/_gateway/openapi.json', '/_gateway/asyncapi.json', '/_gateway/docs', '/_gateway/releases', '/_gateway/metrics', '/_gateway/drift', '/_gateway/plan'];
 
 /** The node:http handler of /_gateway/*; `own` are the gateway's own headers (release, CORS). */
 export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: ServerResponse, own: Record<string, string>) => void {
@@ -181,7 +179,7 @@ function adminRoutes(deps: AdminDeps): Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/_gateway/')) return next();
     const state = deps.state();
-    const docs = await import('../docs/index.js');
+    const docs = await import('../../docs/index.js');
     let views = docsViews.get(state);
     if (!views) docsViews.set(state, (views = allViews(state)));
     const page = docs.docsRoute(ctx.path, new URLSearchParams(ctx.querystring), views);
@@ -210,7 +208,7 @@ function adminRoutes(deps: AdminDeps): Middleware {
           if (!catalogueJson.has(served)) catalogueJson.set(served, served.views.map(describe));
           ctx.body = catalogueJson.get(served);
         } else {
-          if (!openapiJson.has(served)) openapiJson.set(served, (await import('../catalogue/to-openapi.js')).toOpenApi(served.views));
+          if (!openapiJson.has(served)) openapiJson.set(served, (await import('../../catalogue/to-openapi.js')).toOpenApi(served.views));
           ctx.body = openapiJson.get(served);
         }
         return;

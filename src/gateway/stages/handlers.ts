@@ -2,13 +2,13 @@
 // upstream proxy (behind the route's admission gate, with the forwarding headers and, for a migrated
 // request, its answer carried back down the plan).
 import type { IncomingMessage } from 'node:http';
-import { BuilderError } from '../builders/errors.js';
-import { UpstreamError } from '../upstream/proxy.js';
-import { GatewayError } from './errors.js';
-import { migrateAnswer } from './migrate/answer.js';
-import type { Exchange, Program } from './stage-types.js';
-import type { RequestState } from './request-state.js';
-import { identityOf } from './request-id.js';
+import { BuilderError } from '../../builders/errors.js';
+import { UpstreamError } from '../../upstream/proxy.js';
+import { GatewayError } from '../errors.js';
+import { migrateAnswer } from '../migrate/answer.js';
+import type { Exchange, Program } from '../stage-types.js';
+import type { RequestState } from '../request-state.js';
+import { identityOf } from '../observe/request-id.js';
 
 export async function build(p: Program, ex: Exchange, name: string, body: unknown): Promise<void> {
   const plugin = p.plugins.get(name)!; // the program checked every builder exists
@@ -64,7 +64,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
 
 /**
  * X-Forwarded-For (appended) and Forwarded (RFC 7239, appended): who asked, for the upstream's logs
- * and limits; X-Request-Id and traceparent: which request this is (request-id.ts). Called once per
+ * and limits; X-Request-Id and traceparent: which request this is (observe/request-id.ts). Called once per
  * dispatch, so it also marks when the upstream's part began (the access line's upstream time).
  */
 function forwardedHeaders(req: IncomingMessage): Record<string, string> {

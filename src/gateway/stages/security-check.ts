@@ -1,8 +1,8 @@
 // Early answers that save upstream weight: an endpoint needing an API key (at the pinned
 // release) is refused here when the key header is missing.
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError } from './errors.js';
-import type { Route } from './route-table.js';
+import { GatewayError } from '../errors.js';
+import type { Route } from '../routes/route-table.js';
 
 export function checkApiKey(route: Route, headers: IncomingHttpHeaders, supplied: ReadonlySet<string>): void {
   const { security } = route.endpoint;

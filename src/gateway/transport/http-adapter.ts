@@ -9,19 +9,19 @@
 //     the gateway send the upstream more than it reads;
 //   - a request whose client has gone before it is dispatched is never dispatched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../log.js';
-import { CONNECTION_CUT, recordRequest, recordUnrouted } from './access-record.js';
+import type { Logger } from '../../log.js';
+import { CONNECTION_CUT, recordRequest, recordUnrouted } from '../observe/access-record.js';
 import { Deadlines, type Deadline } from './deadlines.js';
-import { ClientGone, GatewayError, SummarisedRefusal } from './errors.js';
-import type { RefusalCounter } from './admission/route-gate.js';
+import { ClientGone, GatewayError, SummarisedRefusal } from '../errors.js';
+import type { RefusalCounter } from '../admission/route-gate.js';
 import { cancel, failSafely } from './failure-answer.js';
 import { connFor, connOf, next, wait, type Conn, type TrackedSocket } from './pipelining.js';
-import type { Metrics } from './metrics.js';
-import type { Selection } from './state.js';
-import type { HandOver } from './hand-over.js';
-import { ownHeaders } from './own-headers.js';
-import { runPipeline, type Exchange } from './pipeline.js';
-import { assignIdentity, identityOf } from './request-id.js';
+import type { Metrics } from '../observe/metrics.js';
+import type { Selection } from '../program/state.js';
+import type { HandOver } from '../stages/hand-over.js';
+import { ownHeaders } from '../stages/own-headers.js';
+import { runPipeline, type Exchange } from '../pipeline.js';
+import { assignIdentity, identityOf } from '../observe/request-id.js';
 
 export interface HttpAdapterOptions {
   /** The program of the release a request asks for, read once per request (a reload swaps the state; in-flight work keeps its own). */
