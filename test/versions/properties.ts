@@ -10,7 +10,7 @@ import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
 import type { Parameter, Service, WsMethod } from '../../src/catalogue/model.js';
-import { upstreamIndex } from '../../src/catalogue/changes/compose.js';
+import { upstreamIndex } from '../../src/catalogue/changes/lookup.js';
 import { WS_API } from '../../src/catalogue/changes/ws-operations.js';
 import { supplyParams } from '../../src/gateway/websocket/frame-signing.js';
 import { WsApiChecker } from '../../src/gateway/websocket/frames.js';

@@ -1,7 +1,9 @@
 // GET /_gateway/plan?release=<id>&operation=<METHOD /path>: the composed plan the running program
 // applies to that operation at that release, and what it decides with the keys this gateway holds.
 // Catalogue facts and decisions only; never a key or a parameter value a client sent.
-import { composePlan, endpointAt, upstreamIndex, type PlanBridge } from '../../catalogue/changes/compose.js';
+import { composePlan } from '../../catalogue/changes/compose.js';
+import { endpointAt, upstreamIndex } from '../../catalogue/changes/lookup.js';
+import { type PlanBridge } from '../../catalogue/changes/plan.js';
 import { operationKind } from '../../catalogue/changes/ws-operations.js';
 import type { GatewayState, Served } from '../program/state.js';
 import { appliedChanges, tokenRights, useInstead } from '../migrate/decide.js';

@@ -13,7 +13,7 @@
 // table fills. Cost: a refused request adds one map lookup; a proxied one a property read, and an
 // upstream 4xx (buffered anyway) a look at its code.
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamIndex } from '../../catalogue/changes/compose.js';
+import { upstreamIndex } from '../../catalogue/changes/lookup.js';
 import { resolveServiceAt, type EndpointAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service, UpstreamAnswer } from '../../catalogue/model.js';
 import type { Logger } from '../../log.js';
