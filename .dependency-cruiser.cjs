@@ -21,7 +21,7 @@ module.exports = {
     },
     {
       name: 'no-folder-cycle',
-      comment: 'a folder that (through other folders) depends on itself, e.g. upstream/ → gateway/ → upstream/',
+      comment: 'a folder that (through other folders) depends on itself, e.g. upstream/ → gateway/ → upstream/, or gateway/stages/ → gateway/routes/ → gateway/stages/',
       severity: 'error',
       scope: 'folder',
       from: { path: '^(src|tools)/' },

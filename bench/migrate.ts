@@ -6,7 +6,7 @@
 import { loadCatalogue } from '../src/catalogue/load.js';
 import { findService, resolveService } from '../src/catalogue/resolve.js';
 import { checkParameters, type RequestState } from '../src/gateway/pipeline.js';
-import { compileProgram } from '../src/gateway/program.js';
+import { compileProgram } from '../src/gateway/program/program.js';
 import { migrateAnswer } from '../src/gateway/migrate/answer.js';
 import { migrateRequest } from '../src/gateway/migrate/stage.js';
 import type { Admission } from '../src/gateway/admission/admission.js';

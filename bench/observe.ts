@@ -7,10 +7,10 @@
 // gateway makes (src/log-buffer.ts, to /dev/null) are shown.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { recordRequest } from '../src/gateway/access-record.js';
-import { Metrics } from '../src/gateway/metrics.js';
+import { recordRequest } from '../src/gateway/observe/access-record.js';
+import { Metrics } from '../src/gateway/observe/metrics.js';
 import type { Exchange } from '../src/gateway/pipeline.js';
-import { identify, identityOf } from '../src/gateway/request-id.js';
+import { identify, identityOf } from '../src/gateway/observe/request-id.js';
 import { createLogger, type Logger } from '../src/log.js';
 import { bufferedLines } from '../src/log-buffer.js';
 

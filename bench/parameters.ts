@@ -4,7 +4,7 @@
 import { createLogger } from '../src/log.js';
 import { readConfig } from '../src/config.js';
 import { checkParameters, type RequestState } from '../src/gateway/pipeline.js';
-import { compileProgram } from '../src/gateway/program.js';
+import { compileProgram } from '../src/gateway/program/program.js';
 import type { UpstreamProxy } from '../src/upstream/proxy.js';
 import type { Admission } from '../src/gateway/admission/admission.js';
 import { startGateway } from '../src/server.js';

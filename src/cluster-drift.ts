@@ -1,11 +1,11 @@
 // Under --workers, GET /_gateway/drift must show the whole gateway, not whichever worker the kernel
 // handed the connection to (as for the metrics, ./cluster-metrics.ts). Each worker keeps its own
 // drift tables; the worker that receives the request asks the primary over the cluster IPC channel,
-// the primary asks every worker for its tables, merges them (src/gateway/drift-merge.ts) and sends
+// the primary asks every worker for its tables, merges them (src/gateway/drift/drift-merge.ts) and sends
 // the merge back. A worker that does not answer in time is left out, and the answer says so.
 import cluster, { type Worker } from 'node:cluster';
-import type { Drift, DriftReport } from './gateway/drift.js';
-import { mergeReports } from './gateway/drift-merge.js';
+import type { Drift, DriftReport } from './gateway/drift/drift.js';
+import { mergeReports } from './gateway/drift/drift-merge.js';
 
 const ASK = 'gateway:drift?';
 const ANSWER = 'gateway:drift';

@@ -4,7 +4,7 @@
 // numbers (prom-client's AggregatorRegistry: sums counters and histograms, keeps one copy of
 // version info) and sends the aggregate back to the asking worker.
 import cluster from 'node:cluster';
-import type { Metrics } from './gateway/metrics.js';
+import type { Metrics } from './gateway/observe/metrics.js';
 
 const ASK = 'gateway:metrics?';
 const ANSWER = 'gateway:metrics';

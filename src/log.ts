@@ -3,7 +3,7 @@
 // query strings or bodies — and may add structured fields; pino's redaction is the backstop for a
 // field that should never have been passed.
 // Access lines, one per request, skip pino: the caller hands over their fields already serialised
-// (src/gateway/access-record.ts, from fragments kept per route and release) and the time comes from
+// (src/gateway/observe/access-record.ts, from fragments kept per route and release) and the time comes from
 // a string kept per second. Lines are written in batches (./log-buffer.ts): an access line within
 // 1 s or 32 KiB, any other line at once (with the access lines before it, in order).
 // Lines that are a message alone are written the same way; pino (and the modules it requires: ~20 ms)

@@ -6,7 +6,7 @@
 import { BUILDER_PRIORITIES } from './builders/pool/background-priority.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_QUEUE_PER_THREAD, defaultThreads } from './builders/pool/defaults.js';
 import { DEFAULT_CATALOGUE_DIR, defaultCacheDir } from './catalogue/model-cache.js';
-import { ADMIN_RELOAD, type AdminReload } from './gateway/admin-modes.js';
+import { ADMIN_RELOAD, type AdminReload } from './gateway/admin/admin-modes.js';
 import { DEFAULT_REWRITE_LIMIT } from './upstream/proxy.js';
 import { defaultLogFormat, LEVELS, LOG_FORMATS } from './log.js';
 import { bool, choice, fleetStore, host, int, intOrAuto, onOff, redisStore, workers } from './setting-values.js';

@@ -1,7 +1,9 @@
 // The version-change parts of `npm run catalogue`: lint's coverage and change checks (printed as
 // lint prints the loader's problems), and `plan`, which shows the composed plan of one operation.
 import { checkChanges } from '../src/catalogue/changes/check.js';
-import { composePlan, upstreamIndex, type Plan } from '../src/catalogue/changes/compose.js';
+import { composePlan } from '../src/catalogue/changes/compose.js';
+import { upstreamIndex } from '../src/catalogue/changes/lookup.js';
+import { type Plan } from '../src/catalogue/changes/plan.js';
 import { allOperations, operationKind, type OperationKind } from '../src/catalogue/changes/ws-operations.js';
 import { formatProblem } from '../src/catalogue/problems.js';
 import type { Catalogue } from '../src/catalogue/model.js';

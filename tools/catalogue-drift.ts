@@ -6,7 +6,7 @@
 // says does not exist: check its removed:).
 import { readFileSync } from 'node:fs';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
-import type { DriftReport } from '../src/gateway/drift.js';
+import type { DriftReport } from '../src/gateway/drift/drift.js';
 
 const ROUTE = '/_gateway/drift';
 

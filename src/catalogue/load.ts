@@ -2,7 +2,7 @@
 // and build the typed model. Every problem is collected, so one run reports them all. A checked
 // catalogue is kept as JSON (./model-cache.ts), which a start-up reads without loading this module.
 import { join, relative } from 'node:path';
-import { buildService, type RawFile } from './build.js';
+import { buildService, type RawFile } from './build/index.js';
 import { CatalogueError, type Problem } from './problems.js';
 import { parseYamlFile } from './yaml-file.js';
 import { checkChanges } from './changes/check.js';

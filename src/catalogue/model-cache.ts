@@ -33,9 +33,11 @@ export function loaderVersion(): string {
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) {
     hash.update(name).update('\0').update(readFileSync(join(dir, name))).update('\0');
   }
-  // The version changes' reader (changes/) builds part of the model too.
-  for (const name of readdirSync(join(dir, 'changes')).filter((n) => n.endsWith('.js')).sort()) {
-    hash.update(`changes/${name}`).update('\0').update(readFileSync(join(dir, 'changes', name))).update('\0');
+  // The builder of each file kind (build/) and the version changes' reader (changes/) build the model too.
+  for (const folder of ['build', 'changes']) {
+    for (const name of readdirSync(join(dir, folder)).filter((n) => n.endsWith('.js')).sort()) {
+      hash.update(`${folder}/${name}`).update('\0').update(readFileSync(join(dir, folder, name))).update('\0');
+    }
   }
   return (loaderHash = hash.digest('hex').slice(0, 16));
 }

@@ -6,7 +6,8 @@
 // once with every release it affects. Releases new in the working catalogue are diffed against the
 // release before them, as a release diff would.
 import type { Service } from '../catalogue/model.js';
-import { diffWalk, Pinned, Walk } from './diff.js';
+import { diffWalk } from './diff.js';
+import { Pinned, Walk } from './sides.js';
 import type { Delta } from './types.js';
 
 export interface BaseDiff {

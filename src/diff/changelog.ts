@@ -2,7 +2,8 @@
 // first, with its date, its notes and the diff from the release before it.
 import type { Service } from '../catalogue/model.js';
 import { resolveService } from '../catalogue/resolve.js';
-import { diffWalk, Walk } from './diff.js';
+import { diffWalk } from './diff.js';
+import { Walk } from './sides.js';
 import { markdownBody } from './format.js';
 import { classify } from './rules.js';
 

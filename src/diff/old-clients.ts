@@ -3,7 +3,8 @@
 // parameter made required) and every deprecation a version change carries is told what the
 // gateway does with the old call: migrated by a named change, or refused 410 (declared
 // unbridgeable). Read from changes.yaml through the composer's own index, never restated here.
-import { changeAt, covers, unbridgeableAt } from '../catalogue/changes/compose.js';
+import { covers } from '../catalogue/changes/covers.js';
+import { changeAt, unbridgeableAt } from '../catalogue/changes/lookup.js';
 import type { BreakingEvent } from '../catalogue/changes/events.js';
 import { STREAM, WS_API } from '../catalogue/changes/ws-operations.js';
 import type { Service } from '../catalogue/model.js';

@@ -2,28 +2,28 @@
 // whole. A request picks its release (X-Gateway-Release, or the /@<id>/ path prefix; else the
 // default), reads the state once, and finishes on the program it started with even if a reload
 // swaps the state meanwhile. Every catalogue route takes the one pipeline; Koa serves only the
-// admin pages (admin.ts), loaded on the first one asked for.
+// admin pages (admin/admin.ts), loaded on the first one asked for.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PinnedReleases } from '../catalogue/pin.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import { UpstreamProxy } from '../upstream/proxy.js';
 import type { Logger } from '../log.js';
-import type { AdminReload } from './admin-modes.js';
-import { adminHandler } from './admin.js';
+import type { AdminReload } from './admin/admin-modes.js';
+import { adminHandler } from './admin/admin.js';
 import type { TokenEntry } from './client-auth/tokens.js';
-import { Drift } from './drift.js';
-import { createHttpAdapter, type HttpAdapter } from './http-adapter.js';
-import { Metrics } from './metrics.js';
+import { Drift } from './drift/drift.js';
+import { createHttpAdapter, type HttpAdapter } from './transport/http-adapter.js';
+import { Metrics } from './observe/metrics.js';
 import { Admission, type AdmissionSettings } from './admission/admission.js';
-import { HandOver } from './hand-over.js';
+import { HandOver } from './stages/hand-over.js';
 import { RefusalSummary } from './overload/refusal-summary.js';
-import { ownHeaders } from './own-headers.js';
+import { ownHeaders } from './stages/own-headers.js';
 import type { Hook, Program } from './pipeline.js';
-import { compileProgram, sharedAjv, type ProgramOptions } from './program.js';
-import { select, type GatewayState as State, type ReloadOutcome, type Served } from './state.js';
+import { compileProgram, sharedAjv, type ProgramOptions } from './program/program.js';
+import { select, type GatewayState as State, type ReloadOutcome, type Served } from './program/state.js';
 
 export type { Hook, RequestState, Hook as ProxyHook, RequestState as ProxyRequestState } from './pipeline.js';
-export { select, type ReloadOutcome, type Selection, type Served } from './state.js';
+export { select, type ReloadOutcome, type Selection, type Served } from './program/state.js';
 
 /** The state of this gateway: programs per release and the options a reload may change. */
 export type GatewayState = State<Omit<GatewayOptions, 'pinned'>>;

@@ -7,23 +7,23 @@
 //         → handler (upstream proxy | builder; a migrated answer comes back down its plan)
 //
 // Stages are plain functions over one Exchange and throw GatewayError. The node:http adapter renders
-// what they throw with render() (errors.ts, through failure-answer.ts); websocket refusals and the
+// what they throw with render() (errors.ts, through transport/failure-answer.ts); websocket refusals and the
 // Koa admin routes answer in their own shapes (a frame, an upgrade refusal, admin JSON), and every
 // answer that speaks for a service carries its envelope() from the same reason table.
-import { checkCrossSite } from './cross-site.js';
+import { checkCrossSite } from './stages/cross-site.js';
 import { ClientGone, GatewayError } from './errors.js';
-import { notServed } from './lifecycle-answers.js';
-import { ownHeaders, preflightHeaders, credentialed } from './own-headers.js';
-import { forEachParam } from './form-params.js';
-import { hasBody, readBody } from './read-body.js';
-import { ownerOf, type Route } from './route-table.js';
-import { checkApiKey } from './security-check.js';
-import { checkBody } from './validate-body.js';
-import { checkParams, repeatableParams } from './validate-params.js';
+import { notServed } from './routes/lifecycle-answers.js';
+import { ownHeaders, preflightHeaders, credentialed } from './stages/own-headers.js';
+import { forEachParam } from './params/form-params.js';
+import { hasBody, readBody } from './stages/read-body.js';
+import { ownerOf, type Route } from './routes/route-table.js';
+import { checkApiKey } from './stages/security-check.js';
+import { checkBody } from './stages/validate-body.js';
+import { checkParams, repeatableParams } from './params/validate-params.js';
 import type { RequestState } from './request-state.js';
 import type { Exchange, Program } from './stage-types.js';
 import { migrateRequest } from './migrate/stage.js';
-import { answerBridged, build, forward } from './handlers.js';
+import { answerBridged, build, forward } from './stages/handlers.js';
 
 export type { RequestState } from './request-state.js';
 

@@ -1,10 +1,10 @@
 // The request as the stages see it on its way to the handler: what hooks may change, and what the
 // migrate stage replaces when a version change carries it to another operation.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PlanBridge } from '../catalogue/changes/compose.js';
+import type { PlanBridge } from '../catalogue/changes/plan.js';
 import type { AnswerStep } from '../catalogue/changes/types.js';
 import type { TokenEntry } from './client-auth/tokens.js';
-import type { Route } from './route-table.js';
+import type { Route } from './routes/route-table.js';
 
 /** What hooks see and may change: the request as it will be forwarded. */
 export interface RequestState {

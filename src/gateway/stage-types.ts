@@ -7,14 +7,14 @@ import type { ReleaseView } from '../catalogue/resolve.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import type { Cancellation, UpstreamProxy, UpstreamTarget } from '../upstream/proxy.js';
 import type { Admission } from './admission/admission.js';
-import type { HandOver } from './hand-over.js';
-import type { CrossSiteGuard } from './cross-site.js';
-import type { Drift } from './drift.js';
+import type { HandOver } from './stages/hand-over.js';
+import type { CrossSiteGuard } from './stages/cross-site.js';
+import type { Drift } from './drift/drift.js';
 import type { Migrations } from './migrate/compile.js';
 import type { UserDataBridge } from './user-data/bridge.js';
-import type { CorsPolicy } from './own-headers.js';
+import type { CorsPolicy } from './stages/own-headers.js';
 import type { RequestState } from './request-state.js';
-import type { Route, RouteTable } from './route-table.js';
+import type { Route, RouteTable } from './routes/route-table.js';
 
 export interface Hook {
   /** Runs before validation: authenticate, declare supplied parameters. */
@@ -61,7 +61,7 @@ export interface Program {
 export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
-  /** The request id (request-id.ts), echoed among the own headers of every answer. */
+  /** The request id (observe/request-id.ts), echoed among the own headers of every answer. */
   id: string;
   /** The service answering (owner of the path when no route matched). */
   view?: ReleaseView;

@@ -3,7 +3,7 @@ import { builtinPlugins } from '../builders/registry.js';
 import type { PluginRegistry } from '../builders/plugin.js';
 import type { BuilderPool } from '../builders/pool/pool.js';
 import type { GatewayConfig } from '../config.js';
-import type { Metrics } from '../gateway/metrics.js';
+import type { Metrics } from '../gateway/observe/metrics.js';
 
 /**
  * The builder pool, started on the first build: threads and WASM cost start-up time and memory a

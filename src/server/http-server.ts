@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { GatewayConfig } from '../config.js';
 import type { Gateway } from '../gateway/app.js';
-import { handleConnections } from '../gateway/connections.js';
+import { handleConnections } from '../gateway/transport/connections.js';
 import type { Logger } from '../log.js';
 
 /** Node's own whole-request timeout: a backstop past the gateway's deadline. */

@@ -8,7 +8,7 @@ import type { Catalogue } from '../catalogue/model.js';
 import { pinReleases, type PinnedReleases, type ReleaseSpec } from '../catalogue/pin.js';
 import { CatalogueError, formatProblem } from '../catalogue/problems.js';
 import type { GatewayConfig } from '../config.js';
-import type { ReloadOutcome } from '../gateway/state.js';
+import type { ReloadOutcome } from '../gateway/program/state.js';
 import type { Logger } from '../log.js';
 import { SETTINGS } from '../settings.js';
 import { shown } from '../setting-values.js';

@@ -1,7 +1,7 @@
 // [user data] The listen-key bridge of a gateway (gateway/user-data/bridge.ts), made once at start-up in
 // signing mode when the signed service's version changes declare it and its upstream has retired
 // listen keys; kept across reloads (its listen keys and subscription outlive a program).
-import { upstreamIndex } from '../catalogue/changes/compose.js';
+import { upstreamIndex } from '../catalogue/changes/lookup.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import { resolveServiceAt } from '../catalogue/resolve.js';
 import type { GatewayConfig } from '../config.js';

@@ -4,9 +4,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Gateway, GatewayState, Served } from '../gateway/app.js';
 import { GatewayError } from '../gateway/errors.js';
-import { assignIdentity } from '../gateway/request-id.js';
+import { assignIdentity } from '../gateway/observe/request-id.js';
 import { select } from '../gateway/app.js';
-import type { Metrics } from '../gateway/metrics.js';
+import type { Metrics } from '../gateway/observe/metrics.js';
 import type { AfterReload, WebsocketGateway, WebsocketOptions, WebsocketStats } from '../gateway/websocket/index.js';
 import type { Logger } from '../log.js';
 

@@ -42,99 +42,126 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 /** JSON.parse, but numbers kept exactly and duplicate keys found; throws SyntaxError (DuplicateKey) like JSON.parse. */
 export function readJson(text: string, opts: ReadOptions = {}): unknown {
-  const refuse = opts.duplicates !== 'last';
-  let i = 0;
-  const n = text.length;
-  const fail = (what: string): never => { throw new SyntaxError(`${what} at position ${i}`); };
-  const space = () => {
-    for (; i < n; i++) {
-      const c = text.charCodeAt(i);
+  return new Reader(text, opts.duplicates !== 'last').read();
+}
+
+/** One reading: a recursive descent over `text`, `i` the position reached. */
+class Reader {
+  private i = 0;
+  private readonly n: number;
+  /** Where the reader is (keys and indexes), for the message of a key given twice. */
+  private readonly at: (string | number)[] = [];
+
+  constructor(private readonly text: string, private readonly refuse: boolean) {
+    this.n = text.length;
+  }
+
+  read(): unknown {
+    const v = this.value(0);
+    this.space();
+    if (this.i < this.n) this.fail('unexpected text after the JSON value');
+    return v;
+  }
+
+  private fail(what: string): never {
+    throw new SyntaxError(`${what} at position ${this.i}`);
+  }
+
+  private space(): void {
+    const { text, n } = this;
+    for (; this.i < n; this.i++) {
+      const c = text.charCodeAt(this.i);
       if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
     }
-  };
-  const string = (): string => {
-    const start = i++; // the opening quote
+  }
+
+  private string(): string {
+    const { text, n } = this;
+    const start = this.i++; // the opening quote
     let escaped = false;
-    for (; i < n; i++) {
-      const c = text.charCodeAt(i);
+    for (; this.i < n; this.i++) {
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) break;
-      if (c === 0x5c) { escaped = true; i++; }
-      else if (c < 0x20) fail('control character in a string');
+      if (c === 0x5c) { escaped = true; this.i++; }
+      else if (c < 0x20) this.fail('control character in a string');
     }
-    if (i >= n) fail('unterminated string');
-    i++;
-    return escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
-  };
-  // Where the reader is (keys and indexes), for the message of a key given twice.
-  const at: (string | number)[] = [];
-  const path = () => at.map((k, j) => (typeof k === 'number' ? `[${k}]` : j ? `.${k}` : k)).join('');
-  const value = (depth: number): unknown => {
-    space();
-    const c = text.charCodeAt(i);
-    if (c === 0x22) return string();
+    if (this.i >= n) this.fail('unterminated string');
+    this.i++;
+    return escaped ? (JSON.parse(text.slice(start, this.i)) as string) : text.slice(start + 1, this.i - 1);
+  }
+
+  private path(): string {
+    return this.at.map((k, j) => (typeof k === 'number' ? `[${k}]` : j ? `.${k}` : k)).join('');
+  }
+
+  private value(depth: number): unknown {
+    this.space();
+    const { text } = this;
+    const c = text.charCodeAt(this.i);
+    if (c === 0x22) return this.string();
     if (c === 0x7b || c === 0x5b) {
-      if (depth >= MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
-      return c === 0x7b ? object(depth + 1) : array(depth + 1);
+      if (depth >= MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
+      return c === 0x7b ? this.object(depth + 1) : this.array(depth + 1);
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      NUMBER.lastIndex = i;
+      NUMBER.lastIndex = this.i;
       const m = NUMBER.exec(text);
-      if (!m) return fail('malformed number');
-      i += m[0].length;
+      if (!m) return this.fail('malformed number');
+      this.i += m[0].length;
       const v = Number(m[0]);
       return String(v) === m[0] ? v : new ExactNumber(m[0]);
     }
     for (const [word, v] of LITERALS) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
+      if (text.startsWith(word, this.i)) {
+        this.i += word.length;
         return v;
       }
     }
-    return fail(i >= n ? 'unexpected end of JSON' : `unexpected '${text[i]}'`);
-  };
-  const object = (depth: number): Record<string, unknown> => {
+    return this.fail(this.i >= this.n ? 'unexpected end of JSON' : `unexpected '${text[this.i]}'`);
+  }
+
+  private object(depth: number): Record<string, unknown> {
+    const { text } = this;
     const o: Record<string, unknown> = {};
-    i++;
-    space();
-    if (text.charCodeAt(i) === 0x7d) { i++; return o; }
+    this.i++;
+    this.space();
+    if (text.charCodeAt(this.i) === 0x7d) { this.i++; return o; }
     for (;;) {
-      space();
-      if (text.charCodeAt(i) !== 0x22) fail('expected a key');
-      const key = string();
-      space();
-      if (text.charCodeAt(i) !== 0x3a) fail("expected ':'");
-      i++;
-      at.push(key);
-      const v = value(depth);
-      at.pop();
-      if (refuse && Object.hasOwn(o, key)) throw new DuplicateKey(key, path());
+      this.space();
+      if (text.charCodeAt(this.i) !== 0x22) this.fail('expected a key');
+      const key = this.string();
+      this.space();
+      if (text.charCodeAt(this.i) !== 0x3a) this.fail("expected ':'");
+      this.i++;
+      this.at.push(key);
+      const v = this.value(depth);
+      this.at.pop();
+      if (this.refuse && Object.hasOwn(o, key)) throw new DuplicateKey(key, this.path());
       if (key === '__proto__') Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
       else o[key] = v;
-      space();
-      const c = text.charCodeAt(i++);
+      this.space();
+      const c = text.charCodeAt(this.i++);
       if (c === 0x7d) return o;
-      if (c !== 0x2c) { i--; fail("expected ',' or '}'"); }
+      if (c !== 0x2c) { this.i--; this.fail("expected ',' or '}'"); }
     }
-  };
-  const array = (depth: number): unknown[] => {
+  }
+
+  private array(depth: number): unknown[] {
+    const { text } = this;
     const a: unknown[] = [];
-    i++;
-    space();
-    if (text.charCodeAt(i) === 0x5d) { i++; return a; }
+    this.i++;
+    this.space();
+    if (text.charCodeAt(this.i) === 0x5d) { this.i++; return a; }
     for (;;) {
-      at.push(a.length);
-      a.push(value(depth));
-      at.pop();
-      space();
-      const c = text.charCodeAt(i++);
+      this.at.push(a.length);
+      a.push(this.value(depth));
+      this.at.pop();
+      this.space();
+      const c = text.charCodeAt(this.i++);
       if (c === 0x5d) return a;
-      if (c !== 0x2c) { i--; fail("expected ',' or ']'"); }
+      if (c !== 0x2c) { this.i--; this.fail("expected ',' or ']'"); }
     }
-  };
-  const v = value(0);
-  space();
-  if (i < n) fail('unexpected text after the JSON value');
-  return v;
+  }
 }
 
 const LITERALS: readonly [string, unknown][] = [['true', true], ['false', false], ['null', null]];

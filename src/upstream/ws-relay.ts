@@ -7,74 +7,15 @@
 // A client that reads slower than the gateway writes to it is closed (1008) once more than
 // `maxBufferedBytes` wait for it; a client that writes faster than the upstream reads is not read
 // (its frames wait in its own socket) until the upstream has taken half of what waits for it.
-import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
+import { closeLike, shortReason } from './ws-close.js';
+import { Outbox } from './ws-outbox.js';
 
 /**
  * undefined: forward the client frame; a string: answer the client with it instead; `forward`:
  * send these bytes upstream in its place, as text (a frame the gateway signed).
  */
 export type Inspect = (data: Buffer, isBinary: boolean) => string | { forward: Buffer | string } | undefined;
-
-export interface UpstreamOptions {
-  /** Upstream handshake timeout. */
-  timeoutMs: number;
-  /** Subprotocols the client asked for. */
-  protocols?: string[];
-  /** Largest message accepted from the upstream. */
-  maxPayload?: number;
-  /** Handshake headers to send (the request id and trace context). */
-  headers?: Record<string, string>;
-}
-
-/** The upstream refused or could not be reached; `status` is its HTTP answer when it gave one. */
-export class UpstreamConnectError extends Error {
-  constructor(message: string, readonly status?: number) {
-    super(message);
-    this.name = 'UpstreamConnectError';
-  }
-}
-
-/**
- * Open the upstream connection. Resolves once it is open, paused: frames it sends before the relay
- * starts wait in the socket, not in the void.
- */
-export function connectUpstream(url: string, opts: UpstreamOptions): { socket: WebSocket; opened: Promise<WebSocket> } {
-  const socket = new WebSocket(url, opts.protocols ?? [], {
-    handshakeTimeout: opts.timeoutMs, perMessageDeflate: false, autoPong: false, maxPayload: opts.maxPayload,
-    followRedirects: false, headers: opts.headers,
-  });
-  // 'close' follows every 'error'; errors after the handshake are the relay's to report as a close.
-  socket.on('error', () => {});
-  const opened = new Promise<WebSocket>((resolve, reject) => {
-    const onUnexpected = (_req: unknown, res: IncomingMessage) => {
-      res.resume();
-      fail(new UpstreamConnectError(`upstream answered the websocket upgrade with HTTP ${res.statusCode}`, res.statusCode));
-    };
-    const onError = (e: Error) => fail(new UpstreamConnectError(`upstream websocket unreachable: ${e.message}`));
-    // Closed before it opened (e.g. terminated by the gateway while connecting).
-    const onClose = () => fail(new UpstreamConnectError('upstream websocket closed before it opened'));
-    const off = () => {
-      socket.off('unexpected-response', onUnexpected);
-      socket.off('error', onError);
-      socket.off('close', onClose);
-    };
-    const fail = (e: UpstreamConnectError) => {
-      off();
-      socket.terminate();
-      reject(e);
-    };
-    socket.once('open', () => {
-      socket.pause();
-      off();
-      resolve(socket);
-    });
-    socket.once('unexpected-response', onUnexpected);
-    socket.once('error', onError);
-    socket.once('close', onClose);
-  });
-  return { socket, opened };
-}
 
 export interface RelayOptions {
   /** Bytes allowed to wait for a slow client before it is closed with 1008. */
@@ -106,85 +47,9 @@ export interface RelayEnd {
   framesDown: number;
 }
 
-/** Close codes an endpoint may send (RFC 6455 §7.4; 1004–1006 and 1015 are reserved). */
-export function sendableCode(code: number): boolean {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
-}
-
-/** A close reason fits in 123 bytes of UTF-8. */
-function shortReason(reason: string | Buffer): string | Buffer {
-  const b = typeof reason === 'string' ? Buffer.from(reason) : reason;
-  if (b.length <= 123) return reason;
-  let s = b.subarray(0, 120).toString('utf8');
-  while (Buffer.byteLength(s) > 120) s = s.slice(0, -1); // a cut multi-byte character became U+FFFD
-  return `${s}...`;
-}
-
-/** Close `ws` with the code the other side closed with (or a sendable stand-in). */
-function closeLike(ws: WebSocket, code: number, reason: Buffer | string, fallback: number, fallbackReason: string): void {
-  if (ws.readyState === WebSocket.CLOSED || ws.readyState === WebSocket.CLOSING) return;
-  if (code === 1005) ws.close(); // the other side sent no code: send none either
-  else if (sendableCode(code)) ws.close(code, shortReason(reason));
-  else ws.close(fallback, fallbackReason);
-}
+const open = (ws: WebSocket) => ws.readyState === WebSocket.OPEN;
 
 const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
-
-/**
- * What Node and ws keep per queued frame besides its bytes (write request, buffer views, callback):
- * measured at ~450 bytes on Node 20. Without it, a flood of empty pings or short error answers
- * towards a peer that does not read costs ~200 times the bytes bufferedAmount reports.
- */
-const FRAME_OVERHEAD_BYTES = 512;
-
-/**
- * Frames written to one peer and not yet handed to the kernel, in bytes plus a fixed overhead per
- * frame. ws's bufferedAmount counts the socket's queued bytes only, so a queue of tiny frames looks
- * empty; this count is what the limit is checked against.
- */
-class Outbox {
-  private queued = 0;
-
-  constructor(
-    readonly ws: WebSocket,
-    private readonly limit: number,
-    /** Called whenever a queued frame has left (the socket took it, or it failed with the socket). */
-    private readonly onSent?: () => void,
-  ) {}
-
-  /** Bytes waiting for the peer, per-frame overhead included. */
-  get pending(): number {
-    return Math.max(this.queued, this.ws.bufferedAmount);
-  }
-
-  /** More than the limit waits for the peer. */
-  get over(): boolean {
-    return this.pending > this.limit;
-  }
-
-  send(data: Buffer | string, isBinary: boolean): void {
-    this.track(Buffer.byteLength(data), (done) => this.ws.send(data, { binary: isBinary, compress: false }, done));
-  }
-
-  ping(data: Buffer): void {
-    this.track(data.length, (done) => this.ws.ping(data, undefined, done));
-  }
-
-  pong(data: Buffer): void {
-    this.track(data.length, (done) => this.ws.pong(data, undefined, done));
-  }
-
-  private track(bytes: number, write: (done: () => void) => void): void {
-    // A frame for a peer that is not open is never written (ws would only count it); skip it.
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    const cost = bytes + FRAME_OVERHEAD_BYTES;
-    this.queued += cost;
-    write(() => {
-      this.queued -= cost;
-      this.onSent?.();
-    });
-  }
-}
 
 export class Relay {
   private cause?: RelayEnd['cause'];
@@ -209,13 +74,23 @@ export class Relay {
     private readonly opts: RelayOptions,
   ) {
     this.done = new Promise((resolve) => { this.finish = resolve; });
-    const { inspect } = opts;
     this.toClient = new Outbox(client, opts.maxBufferedBytes);
     this.toUpstream = new Outbox(upstream, opts.maxBufferedBytes, () => this.upstreamTook());
-    const open = (ws: WebSocket) => ws.readyState === WebSocket.OPEN;
+    this.relayData();
+    this.relayControl();
+    this.relayClose();
+    upstream.resume();
+    // The upstream may have gone between its handshake and now.
+    if (upstream.readyState === WebSocket.CLOSED) {
+      this.upstreamClosed = { code: 1006 };
+      closeLike(client, 1006, '', 1011, 'upstream connection lost');
+    }
+  }
 
+  /** Data frames, both ways. */
+  private relayData(): void {
+    const { client, upstream, opts: { inspect, inspectDown } } = this;
     // Upstream → client: the hot path of market streams; no inspection.
-    const { inspectDown } = opts;
     upstream.on('message', (data, isBinary) => {
       if (!open(client) || this.cause) return;
       this.framesDown++;
@@ -240,9 +115,14 @@ export class Relay {
       else this.toUpstream.send(data, isBinary);
       this.checkUpstream();
     });
+  }
 
-    // Control frames, relayed through the same outboxes; answered here only when the other side is
-    // not open. A pong may be left out (RFC 6455 §5.5.3 lets an endpoint answer only the latest ping).
+  /**
+   * Control frames, relayed through the same outboxes; answered here only when the other side is
+   * not open. A pong may be left out (RFC 6455 §5.5.3 lets an endpoint answer only the latest ping).
+   */
+  private relayControl(): void {
+    const { client, upstream } = this;
     upstream.on('ping', (data) => {
       if (this.cause) return;
       if (open(client)) {
@@ -270,7 +150,11 @@ export class Relay {
       this.toUpstream.pong(data);
       this.checkUpstream();
     });
+  }
 
+  /** A close on one side closes the other like it; the relay ends when both are closed. */
+  private relayClose(): void {
+    const { client, upstream } = this;
     upstream.on('close', (code, reason) => {
       this.upstreamClosed = { code };
       closeLike(client, code, reason, 1011, 'upstream connection lost');
@@ -285,13 +169,6 @@ export class Relay {
     // 'close' follows every 'error'; nothing more to do than not crash.
     upstream.on('error', () => {});
     client.on('error', () => {});
-
-    upstream.resume();
-    // The upstream may have gone between its handshake and now.
-    if (upstream.readyState === WebSocket.CLOSED) {
-      this.upstreamClosed = { code: 1006 };
-      closeLike(client, 1006, '', 1011, 'upstream connection lost');
-    }
   }
 
   /** Close both sides (gateway shutdown); terminate whatever has not closed after `graceMs`. */

@@ -4,7 +4,7 @@ import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService } from '../../src/catalogue/resolve.js';
-import { Walk } from '../../src/diff/diff.js';
+import { Walk } from '../../src/diff/sides.js';
 import { diffReleases, POLICY_RULE_IDS, type Change } from '../../src/diff/index.js';
 import { tuple } from './support.js';
 

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { createLogger } from '../../src/log.js';
-import { writeLastAnswer } from '../../src/gateway/raw-answer.js';
+import { writeLastAnswer } from '../../src/gateway/transport/raw-answer.js';
 import { gatewayAt } from '../support/gateway.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import type { Hook } from '../../src/gateway/pipeline.js';

@@ -2,7 +2,7 @@
 // when its deadline passes must be expired once, in deadline order, and no finished entry ever.
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { Deadlines, type Deadline } from '../../src/gateway/deadlines.js';
+import { Deadlines, type Deadline } from '../../src/gateway/transport/deadlines.js';
 
 const test = suite('deadlines');
 

@@ -6,8 +6,8 @@ import { connect } from 'node:net';
 import * as assert from '../support/assert.js';
 import { startGatewayProcess } from '../support/processes.js';
 import { timed } from '../support/timing.js';
-import type { DriftReport } from '../../src/gateway/drift.js';
-import { DRIFT_MAX_ENTRIES, DRIFT_MAX_NAME } from '../../src/gateway/drift.js';
+import type { DriftReport } from '../../src/gateway/drift/drift.js';
+import { DRIFT_MAX_ENTRIES, DRIFT_MAX_NAME } from '../../src/gateway/drift/drift.js';
 
 const MiB = 1024 * 1024;
 /** A secret-looking query value: it must never reach the drift table. */

@@ -4,7 +4,7 @@
 // Apart from drift.test.ts so that the two run side by side.
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import type { DriftReport } from '../../src/gateway/drift.js';
+import type { DriftReport } from '../../src/gateway/drift/drift.js';
 import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 import { floodUnknown } from './drift-flood.js';
 

@@ -3,7 +3,7 @@
 // upstream reads.
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { forEachParam } from '../../src/gateway/form-params.js';
+import { forEachParam } from '../../src/gateway/params/form-params.js';
 
 const test = suite('form params');
 

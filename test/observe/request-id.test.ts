@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { newTraceparent, validTraceparent } from '../../src/gateway/request-id.js';
+import { newTraceparent, validTraceparent } from '../../src/gateway/observe/request-id.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningGateway } from '../../src/server.js';
 import { gatewayAt } from '../support/gateway.js';

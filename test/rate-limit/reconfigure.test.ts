@@ -11,7 +11,7 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { GatewayError } from '../../src/gateway/errors.js';
 import type { RequestState } from '../../src/gateway/pipeline.js';
-import { buildRouteTable } from '../../src/gateway/route-table.js';
+import { buildRouteTable } from '../../src/gateway/routes/route-table.js';
 import { rateLimiting, type RateLimiting } from '../../src/gateway/rate-limit/setup.js';
 import { gatewayAt } from '../support/gateway.js';
 import { startUpstream } from '../support/processes.js';

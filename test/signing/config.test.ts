@@ -10,7 +10,7 @@ import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
 import { allows } from '../../src/gateway/client-auth/hook.js';
 import { hashLine, parseTokens, pathPattern, readTokensFile } from '../../src/gateway/client-auth/tokens.js';
-import { buildRouteTable, type Route } from '../../src/gateway/route-table.js';
+import { buildRouteTable, type Route } from '../../src/gateway/routes/route-table.js';
 import { loadSigner } from '../../src/upstream/signing/keys.js';
 import { Secret } from '../../src/upstream/signing/secret.js';
 import { readSigningSettings } from '../../src/upstream/signing/settings.js';

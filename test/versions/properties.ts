@@ -10,7 +10,7 @@ import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
 import type { Parameter, Service, WsMethod } from '../../src/catalogue/model.js';
-import { upstreamIndex } from '../../src/catalogue/changes/compose.js';
+import { upstreamIndex } from '../../src/catalogue/changes/lookup.js';
 import { WS_API } from '../../src/catalogue/changes/ws-operations.js';
 import { supplyParams } from '../../src/gateway/websocket/frame-signing.js';
 import { WsApiChecker } from '../../src/gateway/websocket/frames.js';
@@ -25,8 +25,8 @@ import { migrateAnswer } from '../../src/gateway/migrate/answer.js';
 import { migrateRequest } from '../../src/gateway/migrate/stage.js';
 import type { RequestState } from '../../src/gateway/request-state.js';
 import { GatewayError } from '../../src/gateway/errors.js';
-import { buildRouteTable, type Route } from '../../src/gateway/route-table.js';
-import { checkParams } from '../../src/gateway/validate-params.js';
+import { buildRouteTable, type Route } from '../../src/gateway/routes/route-table.js';
+import { checkParams } from '../../src/gateway/params/validate-params.js';
 import { hmacSigner } from '../../src/upstream/signing/signers.js';
 
 export interface Case {

@@ -61,7 +61,6 @@ export interface BuilderPool {
   stats(): BuilderPoolStats;
 }
 
-
 /** The worker entry, next to this file in the compiled layout (dist/src/builders/pool/worker.js). */
 const WORKER = new URL('./worker.js', import.meta.url).href;
 const BUILTIN_PLUGINS = new URL('../registry.js', import.meta.url).href;
@@ -71,7 +70,8 @@ function positiveInteger(name: string, value: number): number {
   return value;
 }
 
-export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
+/** The pool's bounds and the workers' settings, each checked: a wrong one fails at start-up, not at the first build. */
+function checkedOptions(opts: BuilderPoolOptions): { threads: number; maxQueue: number; deadlineMs: number; settings: WorkerSettings } {
   const threads = positiveInteger('threads', opts.threads ?? defaultThreads());
   const maxQueue = positiveInteger('maxQueue', opts.maxQueue ?? DEFAULT_QUEUE_PER_THREAD * threads);
   const deadlineMs = positiveInteger('deadlineMs', opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
@@ -88,6 +88,11 @@ export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
     priority,
     executionBudget: { mem: budget.mem, steps: budget.steps },
   };
+  return { threads, maxQueue, deadlineMs, settings };
+}
+
+export function createBuilderPool(opts: BuilderPoolOptions = {}): BuilderPool {
+  const { threads, maxQueue, deadlineMs, settings } = checkedOptions(opts);
   const piscina = new Piscina<BuildTask, WorkerAnswer>({
     filename: WORKER,
     minThreads: threads,

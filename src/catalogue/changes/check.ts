@@ -5,10 +5,12 @@ import { existsAt } from '../lifecycle.js';
 import type { Endpoint, Service } from '../model.js';
 import type { Problem } from '../problems.js';
 import { describeEvent, eventsAt } from './events.js';
-import { changeAt, composePlan, covers, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './compose.js';
+import { composePlan } from './compose.js';
+import { covers } from './covers.js';
+import { changeAt, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './lookup.js';
 import { bridgeNamed, placeholderPath } from './bridges.js';
 import { transformNamed } from './transforms.js';
-import type { Change } from './types.js';
+import type { Change, RequestStep } from './types.js';
 import { allOperations, operationKind } from './ws-operations.js';
 
 export interface Coverage {
@@ -72,74 +74,87 @@ function checkDeclarations(service: Service, problems: Problem[]): void {
   const seen = new Map<string, Change>();
   for (const c of service.changes.changes) {
     if (c.index < 1) continue; // release already reported by the reader
-    const before = service.releases[c.index - 1].id;
-    const at = (line: { file: string; line: number }, message: string) => problems.push({ ...line, message: `change ${c.id}: ${message}` });
-    const other = seen.get(`${c.index} ${c.operation}`);
-    if (other) at(c.at, `conflicts with change ${other.id} (${other.at.file}:${other.at.line}): both change ${c.operation} at ${c.release}`);
-    seen.set(`${c.index} ${c.operation}`, c);
-    if ([...service.changes.changes].some((x) => x !== c && x.id === c.id)) at(c.at, `duplicate change id "${c.id}"`);
-    if (unbridgeableAt(service, c.index, c.operation).some((u) => !u.parameter)) at(c.at, `conflicts with an unbridgeable declaration of ${c.operation} at ${c.release}`);
-    const ep = endpointAt(service, c.operation, c.index - 1);
-    if (!ep) { at(c.at, `touches nothing: ${c.operation} does not exist at ${before}, the release before ${c.release}`); continue; }
-    if (!c.request.length && !c.answer.length) at(c.at, 'touches nothing: it has neither request nor answer steps');
-    // The stream relay forwards names as the client wrote them (and events name them): it can refuse a name, not rewrite it.
-    const bridged = c.request.some((s) => s.kind === 'bridge');
-    if (operationKind(c.operation) === 'stream' && !bridged) at(c.at, `${c.operation}: stream names are not migrated (the relay forwards a name as written and events carry it back); declare it unbridgeable naming the replacement, or bridge it (the gateway feeds the stream itself)`);
-    if (bridged && c.request.length > 1) at(c.at, 'a bridge answers the operation itself: it takes no other request step');
-    if (c.events && !bridged) at(c.events.at, 'events are the shapes a bridge maps: this change has no bridge step');
-    // Names a step may refer to: the operation's parameters just before the release, and any an earlier step introduced.
-    const names = new Set(ep.parameters.filter((p) => existsAt(p.span, c.index - 1)).map((p) => p.name));
-    for (const p of service.signedParameters) names.add(p.name);
-    let target: Endpoint = ep;
-    for (const s of c.request) {
-      const need = (n: string, what: string) => { if (!names.has(n)) at(s.at, `${what} "${n}", which ${c.operation} does not have at ${before}`); };
-      switch (s.kind) {
-        case 'move': {
-          if (operationKind(s.to) !== operationKind(c.operation)) at(s.at, `moves ${c.operation} to ${s.to}, another kind of operation (a REST request, a websocket-API frame and a stream name are carried to their own kind)`);
-          const to = moveTargetAt(service, s.to, c.index);
-          if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release} nor after it`);
-          else target = to;
-          if (s.to === c.operation) at(s.at, `touches nothing: moves ${c.operation} to itself`);
-          break;
-        }
-        case 'rename':
-          for (const [from, to] of Object.entries(s.names)) { need(from, 'renames parameter'); if (from === to) at(s.at, `touches nothing: renames ${from} to itself`); names.add(to); }
-          break;
-        case 'drop': for (const n of s.names) need(n, 'drops parameter'); break;
-        case 'map': {
-          need(s.parameter, 'maps parameter');
-          const p = ep.parameters.find((x) => x.name === s.parameter);
-          const known = p?.enum ? service.enums[p.enum]?.values.filter((v) => existsAt(v.span, c.index - 1)).map((v) => v.value) : undefined;
-          for (const v of Object.keys(s.values)) if (known && !known.includes(v)) at(s.at, `maps ${s.parameter}=${v}, a value ${c.operation} does not take at ${before}`);
-          names.add(s.to);
-          break;
-        }
-        case 'set': case 'default': for (const k of Object.keys(s.values)) names.add(k); break;
-        case 'bridge': {
-          const b = bridgeNamed(s.name);
-          if (!b) { at(s.at, `bridge "${s.name}" is not a bridge in src/catalogue/changes/bridges.ts`); break; }
-          if (!Object.hasOwn(b.actions, s.action)) at(s.at, `bridge ${s.name} has no action "${s.action}" (valid: ${Object.keys(b.actions).join(', ')})`);
-          const via = moveTargetAt(service, s.via, c.index);
-          if (!via) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
-          const idField = s.action === 'close' ? subscriptionIdField(service, s.name) : undefined;
-          if (via && idField && !via.parameters.some((p) => p.name === idField)) at(s.at, `bridge ${s.name} closes via ${s.via}, which has no parameter "${idField}" (the subscription id its events name: "<subscriptionId>")`);
-          if (b.feeds.includes(s.action)) {
-            if (!c.events) at(s.at, `bridge ${s.name} ${s.action} feeds a stream: the change must declare the event shapes it maps (events: { upstream, client })`);
-            else for (const end of ['upstream', 'client'] as const) if (!placeholderPath(c.events[end], 'event')) at(c.events.at, `events.${end} must show where the event sits ("<event>")`);
-          }
-          break;
-        }
-        case 'transform': {
-          const t = transformNamed(s.name);
-          if (!t?.request) at(s.at, `transform "${s.name}" is not a request transform in src/catalogue/changes/transforms.ts`);
-          for (const w of t?.writes ?? []) names.add(w);
-          break;
-        }
-      }
-    }
-    for (const s of c.answer) if (s.kind === 'transform' && !transformNamed(s.name)?.answer) at(s.at, `transform "${s.name}" is not an answer transform in src/catalogue/changes/transforms.ts`);
-    void target;
+    checkChange(service, c, seen, (line, message) => problems.push({ ...line, message: `change ${c.id}: ${message}` }));
   }
+  checkUnbridgeable(service, problems);
+}
+
+/** Report a problem of one change at a line of it. */
+type At = (line: { file: string; line: number }, message: string) => void;
+
+/** One change: no conflict with another declaration at its release, and every step touches what exists. */
+function checkChange(service: Service, c: Change, seen: Map<string, Change>, at: At): void {
+  const before = service.releases[c.index - 1].id;
+  const other = seen.get(`${c.index} ${c.operation}`);
+  if (other) at(c.at, `conflicts with change ${other.id} (${other.at.file}:${other.at.line}): both change ${c.operation} at ${c.release}`);
+  seen.set(`${c.index} ${c.operation}`, c);
+  if ([...service.changes.changes].some((x) => x !== c && x.id === c.id)) at(c.at, `duplicate change id "${c.id}"`);
+  if (unbridgeableAt(service, c.index, c.operation).some((u) => !u.parameter)) at(c.at, `conflicts with an unbridgeable declaration of ${c.operation} at ${c.release}`);
+  const ep = endpointAt(service, c.operation, c.index - 1);
+  if (!ep) { at(c.at, `touches nothing: ${c.operation} does not exist at ${before}, the release before ${c.release}`); return; }
+  if (!c.request.length && !c.answer.length) at(c.at, 'touches nothing: it has neither request nor answer steps');
+  // The stream relay forwards names as the client wrote them (and events name them): it can refuse a name, not rewrite it.
+  const bridged = c.request.some((s) => s.kind === 'bridge');
+  if (operationKind(c.operation) === 'stream' && !bridged) at(c.at, `${c.operation}: stream names are not migrated (the relay forwards a name as written and events carry it back); declare it unbridgeable naming the replacement, or bridge it (the gateway feeds the stream itself)`);
+  if (bridged && c.request.length > 1) at(c.at, 'a bridge answers the operation itself: it takes no other request step');
+  if (c.events && !bridged) at(c.events.at, 'events are the shapes a bridge maps: this change has no bridge step');
+  // Names a step may refer to: the operation's parameters just before the release, and any an earlier step introduced.
+  const names = new Set(ep.parameters.filter((p) => existsAt(p.span, c.index - 1)).map((p) => p.name));
+  for (const p of service.signedParameters) names.add(p.name);
+  for (const s of c.request) checkRequestStep(service, c, ep, s, names, at);
+  for (const s of c.answer) if (s.kind === 'transform' && !transformNamed(s.name)?.answer) at(s.at, `transform "${s.name}" is not an answer transform in src/catalogue/changes/transforms.ts`);
+}
+
+/** One request step: the names it reads exist by then (`names`, to which it adds what it writes), and what it names is real. */
+function checkRequestStep(service: Service, c: Change, ep: Endpoint, s: RequestStep, names: Set<string>, at: At): void {
+  const before = service.releases[c.index - 1].id;
+  const need = (n: string, what: string) => { if (!names.has(n)) at(s.at, `${what} "${n}", which ${c.operation} does not have at ${before}`); };
+  switch (s.kind) {
+    case 'move': {
+      if (operationKind(s.to) !== operationKind(c.operation)) at(s.at, `moves ${c.operation} to ${s.to}, another kind of operation (a REST request, a websocket-API frame and a stream name are carried to their own kind)`);
+      const to = moveTargetAt(service, s.to, c.index);
+      if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release} nor after it`);
+      if (s.to === c.operation) at(s.at, `touches nothing: moves ${c.operation} to itself`);
+      break;
+    }
+    case 'rename':
+      for (const [from, to] of Object.entries(s.names)) { need(from, 'renames parameter'); if (from === to) at(s.at, `touches nothing: renames ${from} to itself`); names.add(to); }
+      break;
+    case 'drop': for (const n of s.names) need(n, 'drops parameter'); break;
+    case 'map': {
+      need(s.parameter, 'maps parameter');
+      const p = ep.parameters.find((x) => x.name === s.parameter);
+      const known = p?.enum ? service.enums[p.enum]?.values.filter((v) => existsAt(v.span, c.index - 1)).map((v) => v.value) : undefined;
+      for (const v of Object.keys(s.values)) if (known && !known.includes(v)) at(s.at, `maps ${s.parameter}=${v}, a value ${c.operation} does not take at ${before}`);
+      names.add(s.to);
+      break;
+    }
+    case 'set': case 'default': for (const k of Object.keys(s.values)) names.add(k); break;
+    case 'bridge': {
+      const b = bridgeNamed(s.name);
+      if (!b) { at(s.at, `bridge "${s.name}" is not a bridge in src/catalogue/changes/bridges.ts`); break; }
+      if (!Object.hasOwn(b.actions, s.action)) at(s.at, `bridge ${s.name} has no action "${s.action}" (valid: ${Object.keys(b.actions).join(', ')})`);
+      const via = moveTargetAt(service, s.via, c.index);
+      if (!via) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
+      const idField = s.action === 'close' ? subscriptionIdField(service, s.name) : undefined;
+      if (via && idField && !via.parameters.some((p) => p.name === idField)) at(s.at, `bridge ${s.name} closes via ${s.via}, which has no parameter "${idField}" (the subscription id its events name: "<subscriptionId>")`);
+      if (b.feeds.includes(s.action)) {
+        if (!c.events) at(s.at, `bridge ${s.name} ${s.action} feeds a stream: the change must declare the event shapes it maps (events: { upstream, client })`);
+        else for (const end of ['upstream', 'client'] as const) if (!placeholderPath(c.events[end], 'event')) at(c.events.at, `events.${end} must show where the event sits ("<event>")`);
+      }
+      break;
+    }
+    case 'transform': {
+      const t = transformNamed(s.name);
+      if (!t?.request) at(s.at, `transform "${s.name}" is not a request transform in src/catalogue/changes/transforms.ts`);
+      for (const w of t?.writes ?? []) names.add(w);
+      break;
+    }
+  }
+}
+
+/** Every unbridgeable entry names an operation (and parameter, values) that exists just before its release, once. */
+function checkUnbridgeable(service: Service, problems: Problem[]): void {
   const unb = new Set<string>();
   for (const u of service.changes.unbridgeable) {
     if (u.index < 1) continue;

@@ -6,10 +6,10 @@
 // the client names.
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { GatewayError } from '../errors.js';
-import type { Route } from '../route-table.js';
+import type { Route } from '../routes/route-table.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
 import { allowsUserData, bearerToken, findToken, type TokenEntry } from './tokens.js';
-import { spellingsOf } from '../form-params.js';
+import { spellingsOf } from '../params/form-params.js';
 import type { RequestState } from '../request-state.js';
 
 export interface ClientAuthOptions {

@@ -3,13 +3,15 @@
 // with no change costs one property read). The checks run when the program is compiled, at
 // start-up and on reload: a catalogue whose changes lint would refuse is never served.
 import { checkChanges } from '../../catalogue/changes/check.js';
-import { composePlan, upstreamIndex, type Plan } from '../../catalogue/changes/compose.js';
+import { composePlan } from '../../catalogue/changes/compose.js';
+import { upstreamIndex } from '../../catalogue/changes/lookup.js';
+import { type Plan } from '../../catalogue/changes/plan.js';
 import { formatProblem } from '../../catalogue/problems.js';
 import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service } from '../../catalogue/model.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { UsageError } from '../../usage-error.js';
-import type { Route } from '../route-table.js';
+import type { Route } from '../routes/route-table.js';
 import { decide, type PlanDecisions } from './decide.js';
 
 export interface CompiledPlan extends PlanDecisions {

@@ -2,7 +2,7 @@
 // the request (a REST request, a websocket-API frame): the X-Gateway-Migrated text, the 410
 // refusals (removed; must be signed and no key; signed bytes changed and no key), the value
 // guards and the answer steps. Decided once per plan, never per request.
-import type { Plan } from '../../catalogue/changes/compose.js';
+import type { Plan } from '../../catalogue/changes/plan.js';
 import type { AnswerStep } from '../../catalogue/changes/types.js';
 
 export interface PlanDecisions {

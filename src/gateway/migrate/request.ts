@@ -1,9 +1,10 @@
 // Carry a request's parameters up a plan: the query (and a form body) as name/value pairs in the
 // order sent, rewritten by the plan's composed segments and transforms. Pairs the plan does not
 // touch keep their exact bytes; changed or added ones are encoded as a client would.
-import { addedParams, mapParam, type RequestPart, type Segment } from '../../catalogue/changes/compose.js';
+import { type RequestPart } from '../../catalogue/changes/plan.js';
+import { addedParams, mapParam, type Segment } from '../../catalogue/changes/segment.js';
 import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
-import { forEachParam } from '../form-params.js';
+import { forEachParam } from '../params/form-params.js';
 import { GatewayError } from '../errors.js';
 
 export interface Pair {

@@ -7,7 +7,7 @@ import type { Ajv } from 'ajv';
 import { carriesSignature, queryOf } from '../../upstream/signing/sign-request.js';
 import { GatewayError } from '../errors.js';
 import type { RequestState } from '../request-state.js';
-import { checkParams } from '../validate-params.js';
+import { checkParams } from '../params/validate-params.js';
 import type { CompiledPlan } from './compile.js';
 import { migratePairs, readPairs, writePairs, type Pair } from './request.js';
 import { verifySignature } from './verify.js';

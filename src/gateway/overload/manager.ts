@@ -14,8 +14,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../log.js';
-import { connectionIdleSince } from '../access-record.js';
-import type { Metrics } from '../metrics.js';
+import { connectionIdleSince } from '../observe/access-record.js';
+import type { Metrics } from '../observe/metrics.js';
 
 export interface OverloadSettings {
   cap: number;

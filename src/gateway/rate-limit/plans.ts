@@ -2,7 +2,7 @@
 // first use and kept per Route / WsMethod, weakly, so a reload can drop a compiled program (and
 // the catalogue it references) once its last request is done.
 import type { Weight, WsMethod } from '../../catalogue/model.js';
-import type { Route } from '../route-table.js';
+import type { Route } from '../routes/route-table.js';
 import type { Counter, ServiceLimits } from './counters.js';
 
 export interface Plan {

@@ -6,7 +6,7 @@ import type { WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { GatewayError } from '../errors.js';
 import type { Logger } from '../../log.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../observe/metrics.js';
 import type { Hook } from '../pipeline.js';
 import { rateLimitHook, type Limiter } from './hook.js';
 import type { Params } from './weight.js';

@@ -7,7 +7,7 @@ import { carriesSignature, queryOf, signUrl } from '../../upstream/signing/sign-
 import type { Signer } from '../../upstream/signing/signers.js';
 import type { Hook as ProxyHook, RequestState as ProxyRequestState } from '../pipeline.js';
 import { GatewayError } from '../errors.js';
-import { spellingsOf } from '../form-params.js';
+import { spellingsOf } from '../params/form-params.js';
 
 export interface SigningHookOptions {
   service: string;

@@ -7,7 +7,7 @@
 // all come from the catalogue; nothing the client sends is forwarded. One per gateway, made at start.
 import type WebSocket from 'ws';
 import { fillTemplate, placeholderPath } from '../../catalogue/changes/bridges.js';
-import { upstreamIndex } from '../../catalogue/changes/compose.js';
+import { upstreamIndex } from '../../catalogue/changes/lookup.js';
 import type { EventShapes } from '../../catalogue/changes/types.js';
 import { durationSeconds } from '../../catalogue/duration.js';
 import type { Service } from '../../catalogue/model.js';

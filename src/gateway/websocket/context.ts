@@ -9,7 +9,7 @@ import type { ReleaseView } from '../../catalogue/resolve.js';
 import { createParamAjv } from '../../catalogue/validators.js';
 import type { Relay } from '../../upstream/ws-relay.js';
 import { upstreamBase } from '../../upstream/upstream-base.js';
-import { identityOf } from '../request-id.js';
+import { identityOf } from '../observe/request-id.js';
 import type { OpenSubject } from './after-reload.js';
 import { DEFAULT_MAX_BUFFERED_BYTES, type WebsocketOptions, type WebsocketStats } from './contract.js';
 import { WsApiChecker } from './frames.js';

@@ -5,10 +5,10 @@ import type { Duplex } from 'node:stream';
 import type { WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
-import type { CrossSiteGuard } from '../cross-site.js';
-import type { Drift } from '../drift.js';
+import type { CrossSiteGuard } from '../stages/cross-site.js';
+import type { Drift } from '../drift/drift.js';
 import type { GatewayError } from '../errors.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../observe/metrics.js';
 import type { WsSecurity } from './security.js';
 import type { UserDataBridge } from '../user-data/bridge.js';
 

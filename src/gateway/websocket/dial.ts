@@ -2,8 +2,8 @@
 // honest HTTP 502 rather than an accepted socket that closes at once. Meanwhile the client is read
 // (bounded) so that its hang-up is seen and the upstream dropped.
 import type { Duplex } from 'node:stream';
-import { connectUpstream, UpstreamConnectError } from '../../upstream/ws-relay.js';
-import { CONNECTION_CUT } from '../access-record.js';
+import { connectUpstream, UpstreamConnectError } from '../../upstream/ws-connect.js';
+import { CONNECTION_CUT } from '../observe/access-record.js';
 import { GatewayError } from '../errors.js';
 import type { Admitted } from './admission.js';
 import type { WsContext } from './context.js';

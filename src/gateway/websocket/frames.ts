@@ -11,7 +11,7 @@ import type { WsMethod } from '../../catalogue/model.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import { DuplicateKey, ExactNumber, isJsonObject, plainJson, readJson, writeJson } from '../../upstream/exact-json.js';
 import { envelope, GatewayError } from '../errors.js';
-import { checkParams, type ParamTarget } from '../validate-params.js';
+import { checkParams, type ParamTarget } from '../params/validate-params.js';
 import type { StreamMatcher } from './stream-names.js';
 
 /** undefined: forward the frame unchanged; a string: answer the client with it instead. */

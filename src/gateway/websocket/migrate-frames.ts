@@ -5,7 +5,10 @@
 // refused naming the replacement. Built once per websocket gateway (one served release); a release
 // nothing changed for gets null and its connections run exactly as before.
 import type { Ajv } from 'ajv';
-import { addedParams, composePlan, mapParam, upstreamIndex, type Plan, type RequestPart } from '../../catalogue/changes/compose.js';
+import { composePlan } from '../../catalogue/changes/compose.js';
+import { upstreamIndex } from '../../catalogue/changes/lookup.js';
+import { type Plan, type RequestPart } from '../../catalogue/changes/plan.js';
+import { addedParams, mapParam } from '../../catalogue/changes/segment.js';
 import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
 import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { STREAM, WS_API } from '../../catalogue/changes/ws-operations.js';

@@ -3,9 +3,9 @@
 // dialling ends here: a GatewayError as itself, anything else (a gateway bug) as 500.
 import type { Duplex } from 'node:stream';
 import type { Service } from '../../catalogue/model.js';
-import { CLIENT_CLOSED } from '../access-record.js';
+import { CLIENT_CLOSED } from '../observe/access-record.js';
 import { envelope, GatewayError } from '../errors.js';
-import { writeLastAnswer } from '../raw-answer.js';
+import { writeLastAnswer } from '../transport/raw-answer.js';
 import type { ServiceWs, WsContext } from './context.js';
 import { describe, record, type Attempt } from './upgrade-record.js';
 

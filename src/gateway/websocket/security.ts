@@ -7,7 +7,7 @@ import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
 import type { TokenEntry } from '../client-auth/tokens.js';
-import type { CrossSiteGuard } from '../cross-site.js';
+import type { CrossSiteGuard } from '../stages/cross-site.js';
 import { signingInspect, supplyParams, type WsSigning } from './frame-signing.js';
 import type { WsApiChecker } from './frames.js';
 import { authenticateUpgrade } from './upgrade-auth.js';

@@ -8,9 +8,9 @@
 //     The token's `ws:` entries are then checked per websocket-API frame (frame-signing.ts).
 import type { IncomingMessage } from 'node:http';
 import { bearerToken, findToken, type TokenEntry } from '../client-auth/tokens.js';
-import { crossSiteRefusal, type CrossSiteGuard } from '../cross-site.js';
+import { crossSiteRefusal, type CrossSiteGuard } from '../stages/cross-site.js';
 import { GatewayError } from '../errors.js';
-import { spellingsOf } from '../form-params.js';
+import { spellingsOf } from '../params/form-params.js';
 
 export interface UpgradeAuth {
   /** Client tokens (GATEWAY_TOKENS_FILE); undefined: none configured, upgrades need no token. */

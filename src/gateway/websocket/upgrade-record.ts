@@ -2,8 +2,8 @@
 // a bounded route template (never a stream name: a user-data stream's name is its listen key).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { CLIENT_CLOSED, recordRaw, refusedLabel } from '../access-record.js';
-import { assignIdentity, identityOf, type RequestIdentity } from '../request-id.js';
+import { CLIENT_CLOSED, recordRaw, refusedLabel } from '../observe/access-record.js';
+import { assignIdentity, identityOf, type RequestIdentity } from '../observe/request-id.js';
 import type { WsContext } from './context.js';
 import type { WsPaths, WsRoute } from './routes.js';
 
