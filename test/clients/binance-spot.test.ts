@@ -11,7 +11,7 @@ import * as assert from '../support/assert.js';
 import { loadEvidence } from '../catalogue/evidence-sources.js';
 import { PIN, exclusiveLosers } from './sample-values.js';
 import { readDeclarations, spotConfig, value } from './spot-declarations.js';
-import { tappedGateway } from './tap.js';
+import { forwardingChange, tappedGateway } from './tap.js';
 
 const require = createRequire(import.meta.url);
 type RestApi = Record<string, (params?: Record<string, unknown>) => Promise<unknown>>;
@@ -47,9 +47,8 @@ test('every method whose endpoint existed at the pin: no refusal, each request f
     called++;
     try {
       await viaGateway[m.name](params);
-      const got = (await t.upstream.records()).at(-1)!;
-      const sent = t.tap.sent.at(-1)!;
-      if (got.url !== sent.url || got.body !== sent.body || got.method !== sent.method) changed.push(`${m.name}: sent ${sent.url} ${sent.body}, forwarded ${got.url} ${got.body}`);
+      const change = await forwardingChange(t, m.name);
+      if (change) changed.push(change);
     } catch (e) {
       refused.push(`${m.name} (${key}): ${(e as Error).message.slice(0, 300)}`);
     }

@@ -68,3 +68,13 @@ export function tappedGateway(test: { before(f: () => Promise<void>): void; afte
   });
   return t;
 }
+
+/**
+ * After one call through the tap: how the last request the upstream received differs from the last
+ * one the client sent (a line naming the call and both), or null when it reached the upstream unchanged.
+ */
+export async function forwardingChange(t: Tapped, call: string): Promise<string | null> {
+  const got = (await t.upstream.records()).at(-1)!;
+  const sent = t.tap.sent.at(-1)!;
+  return got.url !== sent.url || got.body !== sent.body || got.method !== sent.method ? `${call}: sent ${sent.url} ${sent.body}, forwarded ${got.url} ${got.body}` : null;
+}
