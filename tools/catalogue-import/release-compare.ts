@@ -266,12 +266,15 @@ export class Importer {
     const at = this.nodes!.parameter(p);
     if (r >= 0 && p.span.removed === r) {
       // An earlier run wrote this release's optional entry after the required one.
-      if (p.required && !dp.required && lives.some((q) => q.span.added === r && !q.required)) this.report.optional.push(item);
+      if (p.required && !dp.required && this.splitEarlier(p, lives)) this.report.optional.push(item);
       else this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
       return;
     }
     this.flagged(item, dp.deprecated, p.span, at);
-    if (p.required && !dp.required) this.becameOptional(e, item, at);
+    if (p.required && !dp.required) {
+      this.report.optional.push(item);
+      this.becameOptional(e, at);
+    }
     // Optional → required breaks every older request that leaves it out: a person decides (a change or unbridgeable entry).
     else if (dp.required !== p.required) this.report.differs.push(`${item}: ${p.required ? 'required' : 'optional'} in the catalogue, ${dp.required ? 'required' : 'optional'} in ${this.label}`);
     if (dp.typed) {
@@ -291,9 +294,8 @@ export class Importer {
    * it), so it is written: the required entry ends at the release and an optional entry with the same
    * facts begins there (the diff reports "became optional").
    */
-  private becameOptional(e: Endpoint, item: string, at: Located, why = `optional from ${this.opts.R}: ${this.label}`, stamps: Record<string, string> = {}): void {
+  private becameOptional(e: Endpoint, at: Located, why = `optional from ${this.opts.R}: ${this.label}`, stamps: Record<string, string> = {}): void {
     const { R } = this.opts;
-    if (!this.report.optional.includes(item)) this.report.optional.push(item);
     this.stamp(at, 'removed', why);
     const { name, required: _required, added: _added, deprecated: _deprecated, removed: _removed, replacement: _replacement, note: _note, source: _source, ...facts } = at.map.toJSON() as Record<string, unknown>;
     this.newParams.set(e, [...(this.newParams.get(e) ?? []), { name, added: R, ...stamps, ...facts, source: this.label }]);
@@ -304,11 +306,16 @@ export class Importer {
    * as a deprecated, optional parameter from the release on (the required entry ends there).
    */
   private absentRequired(e: Endpoint, item: string, p: Parameter, lives: Parameter[]): void {
-    const { r, R } = this.opts;
+    const { R } = this.opts;
     this.report.deprecated.push(item);
     this.report.optional.push(item);
-    if (r >= 0 && p.span.removed === r && lives.some((q) => q.name === p.name && q.span.added === r && !q.required)) return; // an earlier run
-    this.becameOptional(e, item, this.nodes!.parameter(p), `deprecated and optional from ${R}: absent from ${this.label}`, { deprecated: R });
+    if (!this.splitEarlier(p, lives)) this.becameOptional(e, this.nodes!.parameter(p), `deprecated and optional from ${R}: absent from ${this.label}`, { deprecated: R });
+  }
+
+  /** An earlier run of this import already ended the required entry `p` at the release and began an optional one. */
+  private splitEarlier(p: Parameter, lives: Parameter[]): boolean {
+    const { r } = this.opts;
+    return r >= 0 && p.span.removed === r && lives.some((q) => q.name === p.name && q.span.added === r && !q.required);
   }
 
   /** Service-level parameters (signing, common, the API-key header) are the service's, not the endpoint's. */
