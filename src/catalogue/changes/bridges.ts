@@ -46,6 +46,11 @@ export function placeholderPath(template: unknown, name: string): string[] | und
   return undefined;
 }
 
+/** The field naming the upstream subscription in a bridge's upstream event shape: the key holding "<subscriptionId>", if any. */
+export function subscriptionIdField(upstream: unknown): string | undefined {
+  return placeholderPath(upstream, 'subscriptionId')?.at(-1);
+}
+
 /** A JSON template with its placeholders "<name>" replaced by `values` (a placeholder with no value stays as written). */
 export function fillTemplate(template: unknown, values: Readonly<Record<string, unknown>>): unknown {
   if (typeof template === 'string') {

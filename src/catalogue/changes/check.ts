@@ -8,7 +8,7 @@ import { describeEvent, eventsAt } from './events.js';
 import { composePlan } from './compose.js';
 import { covers } from './covers.js';
 import { changeAt, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './lookup.js';
-import { bridgeNamed, placeholderPath } from './bridges.js';
+import { bridgeNamed, placeholderPath, subscriptionIdField } from './bridges.js';
 import { transformNamed } from './transforms.js';
 import type { Change, RequestStep } from './types.js';
 import { allOperations, operationKind } from './ws-operations.js';
@@ -136,7 +136,7 @@ function checkRequestStep(service: Service, c: Change, ep: Endpoint, s: RequestS
       if (!Object.hasOwn(b.actions, s.action)) at(s.at, `bridge ${s.name} has no action "${s.action}" (valid: ${Object.keys(b.actions).join(', ')})`);
       const via = moveTargetAt(service, s.via, c.index);
       if (!via) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
-      const idField = s.action === 'close' ? subscriptionIdField(service, s.name) : undefined;
+      const idField = s.action === 'close' ? bridgeSubscriptionIdField(service, s.name) : undefined;
       if (via && idField && !via.parameters.some((p) => p.name === idField)) at(s.at, `bridge ${s.name} closes via ${s.via}, which has no parameter "${idField}" (the subscription id its events name: "<subscriptionId>")`);
       if (b.feeds.includes(s.action)) {
         if (!c.events) at(s.at, `bridge ${s.name} ${s.action} feeds a stream: the change must declare the event shapes it maps (events: { upstream, client })`);
@@ -177,12 +177,11 @@ function checkUnbridgeable(service: Service, problems: Problem[]): void {
   }
 }
 
-/** The field a bridge's upstream events name the subscription by (the key holding "<subscriptionId>" in events.upstream of its feeding change). */
-function subscriptionIdField(service: Service, bridge: string): string | undefined {
+/** The field a bridge's upstream events name the subscription by, from the events of a change it feeds. */
+function bridgeSubscriptionIdField(service: Service, bridge: string): string | undefined {
   for (const c of service.changes.changes) {
-    if (!c.events || !c.request.some((s) => s.kind === 'bridge' && s.name === bridge)) continue;
-    const path = placeholderPath(c.events.upstream, 'subscriptionId');
-    if (path?.length) return path.at(-1);
+    const field = c.events && c.request.some((s) => s.kind === 'bridge' && s.name === bridge) ? subscriptionIdField(c.events.upstream) : undefined;
+    if (field) return field;
   }
   return undefined;
 }

@@ -6,7 +6,7 @@
 // `events`). Which old operation plays which part, which replacement is called and the event shapes
 // all come from the catalogue; nothing the client sends is forwarded. One per gateway, made at start.
 import type WebSocket from 'ws';
-import { fillTemplate, placeholderPath } from '../../catalogue/changes/bridges.js';
+import { fillTemplate, placeholderPath, subscriptionIdField } from '../../catalogue/changes/bridges.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
 import type { EventShapes } from '../../catalogue/changes/types.js';
 import { durationSeconds } from '../../catalogue/duration.js';
@@ -89,7 +89,7 @@ export class UserDataBridge {
       url: o.wsApiUrl, subscribe: parts.create, unsubscribe: parts.close,
       signedParams: () => signWsParams({}, signing.signer, { apiKey, now: (signing.clock ?? Date.now)(), recvWindow: signing.recvWindow }),
       eventPath: placeholderPath(parts.events.upstream, 'event') ?? ['event'], ended: parts.events.ended,
-      idField: placeholderPath(parts.events.upstream, 'subscriptionId')?.at(-1),
+      idField: subscriptionIdField(parts.events.upstream),
       charge: o.charge && ((method, params) => o.charge!(o.service.id, method, params)),
       lingerMs: o.settings.lingerMs, minIntervalMs: 1000, timeoutMs: o.timeoutMs, logger: o.logger,
     });
