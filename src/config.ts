@@ -11,6 +11,8 @@ import { FILE_KEYS, SETTINGS, settingByFlag, type AdminReload } from './settings
 import { usage } from './settings-doc.js';
 import { corsOrigin, upstreamUrl } from './setting-values.js';
 import { readSigningSettings, type SigningSettings } from './upstream/signing/settings.js';
+import { readCredentials } from './upstream/credentials.js';
+import type { Secret } from './upstream/signing/secret.js';
 
 export interface GatewayConfig {
   catalogue: string;
@@ -58,6 +60,8 @@ export interface GatewayConfig {
   userDataLingerMs: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
   signing?: SigningSettings;
+  /** Credentials held for upstreams that authenticate callers themselves (GATEWAY_CREDENTIAL_<SERVICE>), by service id. */
+  credentials: Map<string, { secret: Secret; from: string }>;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
   tokensFile?: string;
   /** Origins allowed to read answers (CORS); '*' = any origin, for public (uncredentialed) answers only. */
@@ -165,6 +169,7 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
   }
   cfg.given = { host: givenAs('host', args, env, file.host !== undefined), port: givenAs('port', args, env, file.port !== undefined) };
   cfg.signing = readSigningSettings(env, file.signing);
+  cfg.credentials = readCredentials(env, file.credentials);
   cfg.corsOrigins = (list(args, env, 'cors-origin', corsFile(file.cors)) ?? ['*']).map(corsOrigin);
   cfg.allowedHosts = list(args, env, 'allowed-host', file.allowedHosts);
   cfg.release = releaseSpec(releaseSpecs(args, env, file), cfg.defaultRelease as string | undefined);

@@ -27,7 +27,7 @@ export interface Setting {
   /** Turns the text given (flag, variable or file value) into the setting's value; throws UsageError naming `--flag`. */
   parse?: (value: string, flag: string) => unknown;
   /** Read by its own code in config.ts (lists, maps, release specs): declared here for help, names and docs. */
-  special?: 'release' | 'upstreams' | 'list' | 'signing' | 'config';
+  special?: 'release' | 'upstreams' | 'list' | 'signing' | 'credentials' | 'config';
   /** False: read once at start-up; a reload that changes it logs "needs a restart" and keeps the old value. */
   reload: boolean;
   /** One line for --help. */
@@ -161,6 +161,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'signing', flag: '', env: 'EXCHANGE_*', arg: '', special: 'signing', defaultText: 'off', reload: true,
     help: 'signing mode: the exchange key held by the gateway (variables EXCHANGE_API_KEY, … or the file\'s signing:)',
     doc: 'signing mode: the exchange account\'s key held by the gateway (`EXCHANGE_API_KEY`, `EXCHANGE_API_SECRET` or `EXCHANGE_PRIVATE_KEY_FILE`, …; the file\'s `signing:` section); see [signing and tokens](signing-and-tokens.md)' },
+  { key: 'credentials', flag: '', env: 'GATEWAY_CREDENTIAL_<SERVICE>', arg: '', special: 'credentials', defaultText: 'none', reload: true,
+    help: "credentials the gateway holds for upstreams that authenticate callers themselves (e.g. GATEWAY_CREDENTIAL_GITHUB, or the file's credentials:)",
+    doc: "a credential the gateway holds for a service whose service.yaml declares `credentials.inject` (`GATEWAY_CREDENTIAL_<SERVICE>`, the id upper-cased with `-` as `_`, e.g. `GATEWAY_CREDENTIAL_GITHUB`; the file's `credentials: { github: … }`): sent upstream on requests that present a gateway token, in place of the client's Authorization; see [serving an API of your own](own-api.md)" },
   { key: 'configFile', flag: 'config', env: 'GATEWAY_CONFIG', arg: '<file.yaml>', special: 'config', defaultText: 'none', reload: false,
     help: 'these settings in a YAML file, by their camelCase keys; an unknown key is an error naming the valid ones',
     doc: 'the settings in a YAML file by the keys of this table (`release` may be a list or a map, `upstreams` a map, `cors: { origins: [...] }`); an unknown key is an error naming the valid ones' },

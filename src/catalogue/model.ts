@@ -245,6 +245,8 @@ export interface Credentials {
   forward: boolean;
   /** Where a client's gateway token travels, as written (Authorization, X-Gateway-Token). */
   tokenHeader: string;
+  /** Where a credential the gateway holds for the service goes, on requests that present a gateway token. */
+  inject?: { header: string; prefix: string };
   source?: string;
   note?: string;
 }

@@ -125,5 +125,9 @@ function credentials(b: ServiceBuild, sf: RawFile, c: Record<string, any> | unde
   if (forward && /^authorization$/i.test(tokenHeader)) {
     b.problem(sf, ['credentials', 'tokenHeader'], `credentials: forward: true sends the client's Authorization upstream, so gateway tokens need a header of their own (tokenHeader: X-Gateway-Token)`);
   }
-  return { forward, tokenHeader, source: c?.source, note: c?.note };
+  const inject = c?.inject ? { header: String(c.inject.header), prefix: String(c.inject.prefix ?? '') } : undefined;
+  if (inject && inject.header.toLowerCase() === tokenHeader.toLowerCase()) {
+    b.problem(sf, ['credentials', 'inject', 'header'], `credentials.inject: the gateway's credential cannot travel in ${inject.header}, where the client's gateway token does`);
+  }
+  return { forward, tokenHeader, inject, source: c?.source, note: c?.note };
 }

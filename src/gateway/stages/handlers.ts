@@ -51,7 +51,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
   let failure: unknown = null;
   try {
     await p.proxy.forward(base, {
-      method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req, route, p.upstreamRelease),
+      method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req, route, p.upstreamRelease, state.set),
       answerHeaders: route.profile.rewriteLinks ? linkRewriter(ex.req, linkOrigins(route, base), ex.releasePrefix ?? '') : undefined,
       onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
       rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined, rewriteLimit: p.migratedAnswerLimit,
@@ -70,7 +70,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
  * and limits; X-Request-Id and traceparent: which request this is (observe/request-id.ts). Called once per
  * dispatch, so it also marks when the upstream's part began (the access line's upstream time).
  */
-function forwardedHeaders(req: IncomingMessage, route: Route, upstreamRelease: Readonly<Record<string, string>>): Record<string, string> {
+function forwardedHeaders(req: IncomingMessage, route: Route, upstreamRelease: Readonly<Record<string, string>>, set: Record<string, string> | undefined): Record<string, string> {
   const peer = peerOf(req.socket as PeerSocket);
   const xff = req.headers['x-forwarded-for'];
   const fwd = req.headers.forwarded;
@@ -80,6 +80,7 @@ function forwardedHeaders(req: IncomingMessage, route: Route, upstreamRelease: R
   };
   const version = route.profile.version === null ? undefined : upstreamVersion(route, upstreamRelease);
   if (version) out[version[0]] = version[1];
+  if (set) Object.assign(out, set);
   const who = identityOf(req);
   if (who) {
     who.upstreamAt = performance.now();
