@@ -3,6 +3,7 @@
 // ruleset and swagger-parser accept it: servers, an explicit `security: []` on public operations,
 // enums of array parameters on `items`, and every answer the gateway itself can give, in the
 // service's own error envelope with the service's own codes.
+import { errorBody, errorSchema } from './envelope.js';
 import { weightAt } from './weight-at.js';
 import type { Endpoint, Parameter, Release, Service } from './model.js';
 import { REASONS, type Reason } from './reasons.js';
@@ -174,31 +175,15 @@ function responses(view: ReleaseView, e: EndpointAt, shared: Json): Json {
 /** One example per reason, with the service's code for it (the code the gateway answers with). */
 function examples(service: Service, reasons: Reason[]): Json {
   const out: Json = {};
-  for (const r of reasons) out[r] = { summary: REASONS[r].message, value: errorBody(service, r) };
+  for (const r of reasons) out[r] = { summary: REASONS[r].message, value: errorBody(service, r, REASONS[r].message) };
   return out;
-}
-
-/** The body the gateway answers a refusal with, in the service's envelope (src/gateway/errors.ts). */
-function errorBody(service: Service, reason: Reason): Json {
-  if (service.errors.envelope === 'code-msg') {
-    const code = service.errors.codes[reason] ?? service.errors.codes.unknown;
-    return { code, msg: REASONS[reason].message };
-  }
-  return { error: REASONS[reason].message };
 }
 
 const envelopeName = (s: Service) => `${s.id.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}Error`;
 
 function envelopeSchema(view: ReleaseView): Json {
   const s = view.service;
-  const schema =
-    s.errors.envelope === 'code-msg'
-      ? {
-          type: 'object',
-          required: ['code', 'msg'],
-          properties: { code: { type: 'integer', description: 'error code (service.yaml errors.codes for the gateway\'s own refusals)' }, msg: { type: 'string' } },
-        }
-      : { type: 'object', required: ['error'], properties: { error: { type: 'string' } } };
+  const schema = errorSchema(s);
   return { [envelopeName(s)]: { description: `error answer of ${s.title}`, ...schema } };
 }
 

@@ -159,7 +159,7 @@ test('allow decisions against real catalogue routes (modules, methods, patterns)
   const { catalogue } = loadCatalogue();
   const view = resolveService(catalogue.services.find((s) => s.id === 'exchange')!, '3.12.0');
   const table = buildRouteTable([view]);
-  const route = (key: string): Route => table.served.get(key)!;
+  const route = (key: string): Route => table.byKey(key)!;
   const [trader, reader, margin] = readTokensFile(tokensFile);
   assert.ok(allows(trader, route('POST /api/v3/order')));
   assert.ok(allows(trader, route('GET /api/v3/account')));

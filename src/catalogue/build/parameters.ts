@@ -9,9 +9,10 @@ export function parameter(
 ): Parameter {
   const param: Parameter = {
     ...lifecycle(b, f, path, p, `parameter ${p.name}`),
-    name: p.name, in: p.in ?? defaultIn, required: p.required ?? false, description: p.description,
+    name: p.name, in: p.in ?? defaultIn, required: p.in === 'path' || (p.required ?? false), description: p.description,
     schema: p.schema ?? { type: 'string' }, enum: p.enum, pathPrefix: p.pathPrefix,
   };
+  if (p.multiSegment === true) param.multiSegment = true;
   if (param.schema.type === 'array') param.style = p.style === undefined ? ['json'] : [p.style].flat();
   else if (p.style !== undefined) {
     b.problem(f, [...path, 'style'], `${owner}: parameter ${p.name}: style applies to list parameters (schema type: array); here the gateway would ignore it`);
