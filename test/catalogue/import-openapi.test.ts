@@ -13,14 +13,14 @@ import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
 import { ROOT } from '../support/processes.js';
 import { dataFile } from '../helpers/seed.js';
 import { tempDir } from '../support/temp.js';
-import { copySchemaWithPathParameters } from '../helpers/import-folder.js';
+import { copySchema } from '../helpers/import-folder.js';
 
 const test = suite('import-openapi into an empty folder');
 
 /** An empty catalogue (schema only) with an empty service folder named `id`. */
 function emptyCatalogue(id: string): { dir: string; serviceDir: string } {
   const dir = tempDir('cat-import-');
-  copySchemaWithPathParameters(dir);
+  copySchema(dir);
   mkdirSync(join(dir, id));
   return { dir, serviceDir: join(dir, id) };
 }
