@@ -23,6 +23,7 @@ import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
 import { printLine } from './stdout-line.js';
 import { securityHooks } from './gateway/signing/setup.js';
+import { readTls } from './server/tls.js';
 import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
 export interface WorkerReady {
@@ -63,6 +64,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
   securityHooks(config, views, createLogger('silent'));
+  readTls(config); // an unreadable or mismatched certificate is said once, here, not by every worker
 
   serveAggregateMetrics();
   serveAggregateDrift();
@@ -133,6 +135,8 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
   // The last --port wins (args.ts), over GATEWAY_PORT and the config file too. A host that cannot
   // be listened on fails the probe: the workers then report that listen error, once, as usual.
   const port = config.port === 0 ? await freePort(config.host).catch(() => undefined) : undefined;
-  if (port !== undefined) cluster.setupPrimary({ args: [...process.argv.slice(2), '--port', String(port)] });
+  const healthPort = config.healthPort === 0 ? await freePort(config.host).catch(() => undefined) : undefined; // the same for --health-port 0
+  const fixed = [...(port !== undefined ? ['--port', String(port)] : []), ...(healthPort !== undefined ? ['--health-port', String(healthPort)] : [])];
+  if (fixed.length) cluster.setupPrimary({ args: [...process.argv.slice(2), ...fixed] });
   for (let i = 0; i < config.workers; i++) fork();
 }

@@ -26,6 +26,8 @@ import { lazyBuilderPool } from './server/builders.js';
 import { drain } from './server/drain.js';
 import { createReloader, type Reloader } from './server/reload.js';
 import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
+import { listenForProbes, type ProbeListener } from './server/health-listener.js';
+import { readTls, swapSecureContext, type TlsContext } from './server/tls.js';
 import { restUpstreams } from './server/upstreams.js';
 import { userDataFor } from './server/user-data.js';
 import type { UserDataBridge } from './gateway/user-data/bridge.js';
@@ -37,6 +39,8 @@ export { pinViews, restUpstreams };
 
 export interface RunningGateway {
   url: string;
+  /** The probes' plain-HTTP listener (--health-port), when there is one. */
+  healthUrl?: string;
   server: Server;
   gateway: Gateway;
   /** Websocket upgrades (the catalogue's stream and websocket-API paths) and their relays. */
@@ -93,6 +97,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const security = securityHooks(config, pinned.default.views, setupLog);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
+  let tls = readTls(config); // the certificate, key and client CA: checked before anything listens
+  if (tls) setupLog.info(tls.summary);
+  if (tls?.expiring) setupLog.warn(tls.expiring);
   const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
@@ -105,7 +112,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   });
   let fleet: Fleet | undefined;
   gateway.metrics.limitSeries(config.metricsMaxSeries);
-  const server = createHttpServer(config, gateway, logger);
+  const server = createHttpServer(config, gateway, logger, tls);
   let serving: PinnedReleases = pinned;
   const reloader = createReloader(config, loaded.catalogue, {
     reread: () => opts.reread?.() ?? config, logger,
@@ -117,6 +124,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
+      const nextTls = readTls(cfg); // files unreadable or not matching: the reload is refused, the old ones serve on
       // The limits and settings of the new catalogue and configuration, counts kept by limit; back if the swap fails.
       const before = reloader.config();
       limits.reconfigure(cfg, nextPinned.default.views);
@@ -130,6 +138,12 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
       server.requestTimeout = requestTimeoutFor(cfg);
+      if (nextTls) {
+        swapSecureContext(server, nextTls); // new connections only: open ones keep the context they began with
+        if (nextTls.summary !== tls?.summary || nextTls.secure.cert !== tls?.secure.cert) logger.info(`${nextTls.summary} (reloaded)`);
+        if (nextTls.expiring) logger.warn(nextTls.expiring);
+        tls = nextTls;
+      }
       websocketsAfterReload(websockets, gateway.state(), cfg.reloadClosesWebsockets, logger);
     },
   });
@@ -139,6 +153,13 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
   await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
+  const probes = config.healthPort === undefined ? undefined : await listenForProbes(config.host, config.healthPort, gateway.handler, config.headersTimeoutMs).catch(async (e) => {
+    server.close();
+    await gateway.close();
+    await limits.close();
+    throw e;
+  });
+  if (probes) setupLog.info(`probes: ${probes.url}/_gateway/health and /_gateway/ready (--health-port; nothing else is served there)`);
   ready = true;
   setupLog.release();
   listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; code cache ${codeCache()}; ready in ${(performance.now() - started).toFixed(0)} ms`);
@@ -148,7 +169,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const watching = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], (t) => reloader.reload(t), logger) : undefined;
   let closing: Promise<void> | undefined;
   return {
-    url: urlOf(server, config),
+    url: urlOf(server, config, tls),
+    healthUrl: probes?.url,
     server,
     gateway,
     websockets,
@@ -157,7 +179,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     logger,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs, acceptGraceMs = reloader.config().acceptGraceMs) =>
-      (closing ??= (ready = false, watching?.close(), userData?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs))),
+      (closing ??= (ready = false, watching?.close(), userData?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs).finally(() => probes?.close()))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
 }
@@ -176,9 +198,9 @@ function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, 
   };
 }
 
-function urlOf(server: Server, config: GatewayConfig): string {
+function urlOf(server: Server, config: GatewayConfig, tls: TlsContext | undefined): string {
   const { port } = server.address() as AddressInfo;
-  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return `${tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 }
 
 /** What the websocket side, reloads, builders and the rate limiter count, read at scrape time. */

@@ -2,19 +2,30 @@
 // (the adapter answers 408 then; node's own check is the backstop), idle keep-alive sockets close,
 // and connections past the cap are closed at once rather than starving everyone of descriptors.
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { GatewayConfig } from '../config.js';
 import type { Gateway } from '../gateway/app.js';
+import { noteTlsRequest } from '../gateway/client-auth/certificate.js';
 import { handleConnections } from '../gateway/transport/connections.js';
 import type { Logger } from '../log.js';
+import { refusePlainHttp } from './plain-http-refusal.js';
+import { tlsServerOptions, type TlsContext } from './tls.js';
 
 /** Node's own whole-request timeout: a backstop past the gateway's deadline. */
 export const requestTimeoutFor = (cfg: Pick<GatewayConfig, 'timeoutMs' | 'headersTimeoutMs'>) => Math.max(cfg.timeoutMs + 5000, cfg.headersTimeoutMs);
 
-export function createHttpServer(config: GatewayConfig, gateway: Gateway, logger: Logger): Server {
-  const server = createServer({
+/** With `tls`, an https server: the same HTTP options and handler, the same Server interface to everything else. */
+export function createHttpServer(config: GatewayConfig, gateway: Gateway, logger: Logger, tls?: TlsContext): Server {
+  const http = {
     headersTimeout: config.headersTimeoutMs, requestTimeout: requestTimeoutFor(config),
     keepAliveTimeout: config.keepAliveTimeoutMs, connectionsCheckingInterval: 1000,
-  }, gateway.handler);
+  };
+  const server = tls ? createTlsServer({ ...http, ...tlsServerOptions(tls, config) }, gateway.handler) as unknown as Server : createServer(http, gateway.handler);
+  if (tls) {
+    refusePlainHttp(server as never, config.headersTimeoutMs);
+    // The connection's certificate, for the tokens-file entries that name one (client-auth/certificate.ts).
+    if (tls.clientCa) server.prependListener('request', noteTlsRequest);
+  }
   handleConnections(server, config, { logger, metrics: gateway.metrics });
   return server;
 }

@@ -9,6 +9,7 @@ import { GatewayError } from '../errors.js';
 import type { Route } from '../routes/route-table.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
 import { allowsUserData, bearerToken, findToken, type TokenEntry } from './tokens.js';
+import { certificateEntry, connectionOf } from './certificate.js';
 import { spellingsOf } from '../params/form-params.js';
 import type { RequestState } from '../request-state.js';
 
@@ -39,11 +40,13 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
       refuseQueryToken(tokens, state);
       // The client's Authorization (its gateway token) is never forwarded: the pipeline drops it for every request.
       const token = bearerToken(state.headers.authorization);
-      if (token === undefined) {
+      // No token: the client certificate of the connection may be named in the tokens file (mTLS).
+      const byCertificate = token === undefined ? certificateEntry(tokens, connectionOf(state.headers)) : undefined;
+      if (token === undefined && !byCertificate) {
         throw new GatewayError('unauthorized', 'Client token required: send Authorization: Bearer <token>.', CHALLENGE);
       }
       if (token === null) throw new GatewayError('unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
-      const entry = findToken(tokens, token);
+      const entry = byCertificate ?? findToken(tokens, token!);
       if (!entry) {
         throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }
