@@ -45,7 +45,7 @@ function handshake(opts: { maxVersion?: 'TLSv1.1' | 'TLSv1.2' } = {}): Promise<{
   return new Promise((resolve) => {
     const low = opts.maxVersion === 'TLSv1.1' ? { minVersion: 'TLSv1' as const, ciphers: 'DEFAULT:@SECLEVEL=0' } : {};
     const s = tlsConnect({ port: Number(port), host: '127.0.0.1', servername: 'localhost', ca: readFileSync(ca.cert), ...low, ...opts }, () => {
-      resolve({ fingerprint: s.getPeerX509Certificate()?.fingerprint256, protocol: s.getProtocol() ?? undefined });
+      resolve({ fingerprint: s.getPeerCertificate().fingerprint256, protocol: s.getProtocol() ?? undefined });
       s.end();
     });
     s.once('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
@@ -107,7 +107,8 @@ test('a reload whose key does not match is refused, naming the flag; the certifi
     const outcome = await gw.reload('test');
     assert.is(outcome.ok, false);
     assert.match(outcome.problems!.join('\n'), /invalid --tls-key .*: it is not the private key of the certificate in --tls-cert/);
-    assert.is((await handshake()).fingerprint, before.fingerprint);
+    assert.is(before.fingerprint, served.fingerprint);
+    assert.is((await handshake()).fingerprint, served.fingerprint);
     assert.is((await curl(['--cacert', ca.cert, `https://localhost:${port}/api/v3/ping`])).status, 200);
   } finally {
     copyFileSync(served.key, live.key);
