@@ -25,9 +25,8 @@ import { rateLimiting, type RateLimiting } from './gateway/rate-limit/setup.js';
 import { lazyBuilderPool } from './server/builders.js';
 import { drain } from './server/drain.js';
 import { createReloader, type Reloader } from './server/reload.js';
-import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
-import { listenForProbes, type ProbeListener } from './server/health-listener.js';
-import { readTls, swapSecureContext, type TlsContext } from './server/tls.js';
+import { createHttpServer, listen, reconfigureServer } from './server/http-server.js';
+import { readTls } from './server/tls.js';
 import { restUpstreams } from './server/upstreams.js';
 import { userDataFor } from './server/user-data.js';
 import type { UserDataBridge } from './gateway/user-data/bridge.js';
@@ -93,13 +92,10 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const pinned = pinReleases(loaded.catalogue, config.release);
   // What set-up says is written once listening: a start-up that fails (a port in use) prints its error alone.
   const setupLog = heldLogger(logger);
-  // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
-  const security = securityHooks(config, pinned.default.views, setupLog);
+  // Signing, tokens and the TLS files first: a misconfiguration stops start-up before anything else is set up.
+  const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
-  let tls = readTls(config); // the certificate, key and client CA: checked before anything listens
-  if (tls) setupLog.info(tls.summary);
-  if (tls?.expiring) setupLog.warn(tls.expiring);
   const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
@@ -123,8 +119,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
-      const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
-      const nextTls = readTls(cfg); // files unreadable or not matching: the reload is refused, the old ones serve on
+      const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent')), nextTls = readTls(cfg); // a bad TLS file refuses the reload
       // The limits and settings of the new catalogue and configuration, counts kept by limit; back if the swap fails.
       const before = reloader.config();
       limits.reconfigure(cfg, nextPinned.default.views);
@@ -137,13 +132,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       wsSecurity = nextSecurity.websocket;
       gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
-      server.requestTimeout = requestTimeoutFor(cfg);
-      if (nextTls) {
-        swapSecureContext(server, nextTls); // new connections only: open ones keep the context they began with
-        if (nextTls.summary !== tls?.summary || nextTls.secure.cert !== tls?.secure.cert) logger.info(`${nextTls.summary} (reloaded)`);
-        if (nextTls.expiring) logger.warn(nextTls.expiring);
-        tls = nextTls;
-      }
+      reconfigureServer(server, cfg, nextTls, logger);
       websocketsAfterReload(websockets, gateway.state(), cfg.reloadClosesWebsockets, logger);
     },
   });
@@ -152,14 +141,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
-  await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
-  const probes = config.healthPort === undefined ? undefined : await listenForProbes(config.host, config.healthPort, gateway.handler, config.headersTimeoutMs).catch(async (e) => {
-    server.close();
-    await gateway.close();
-    await limits.close();
-    throw e;
-  });
-  if (probes) setupLog.info(`probes: ${probes.url}/_gateway/health and /_gateway/ready (--health-port; nothing else is served there)`);
+  const probes = await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config), { handler: gateway.handler, logger: setupLog });
   ready = true;
   setupLog.release();
   listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; code cache ${codeCache()}; ready in ${(performance.now() - started).toFixed(0)} ms`);
@@ -169,8 +151,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const watching = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], (t) => reloader.reload(t), logger) : undefined;
   let closing: Promise<void> | undefined;
   return {
-    url: urlOf(server, config, tls),
-    healthUrl: probes?.url,
+    url: urlOf(server, config), healthUrl: probes?.url,
     server,
     gateway,
     websockets,
@@ -198,9 +179,9 @@ function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, 
   };
 }
 
-function urlOf(server: Server, config: GatewayConfig, tls: TlsContext | undefined): string {
+function urlOf(server: Server, config: GatewayConfig): string {
   const { port } = server.address() as AddressInfo;
-  return `${tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return `${'setSecureContext' in server ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 }
 
 /** What the websocket side, reloads, builders and the rate limiter count, read at scrape time. */

@@ -6,6 +6,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { SecureContextOptions, Server as TlsServer, TlsOptions } from 'node:tls';
+import type { Logger } from '../log.js';
 import { UsageError } from '../usage-error.js';
 
 export interface TlsSettings {
@@ -71,9 +72,22 @@ export function tlsServerOptions(ctx: TlsContext, cfg: TlsSettings): TlsOptions 
   return { ...ctx.secure, requestCert: ctx.clientCa, rejectUnauthorized: ctx.clientCa, handshakeTimeout: cfg.headersTimeoutMs };
 }
 
+/** What each server serves now, to say when a reload changed it. */
+const serving = new WeakMap<Server, TlsContext>();
+
+/** Once listening: which certificate, and a warning when it ends within a week. */
+export function announceTls(server: Server, ctx: TlsContext, logger: Logger): void {
+  serving.set(server, ctx);
+  logger.info(ctx.summary);
+  if (ctx.expiring) logger.warn(ctx.expiring);
+}
+
 /** A reload's files for new connections; open connections keep the context they began with. */
-export function swapSecureContext(server: Server, ctx: TlsContext): void {
+export function swapSecureContext(server: Server, ctx: TlsContext, logger: Logger): void {
   (server as unknown as TlsServer).setSecureContext(ctx.secure);
+  const was = serving.get(server);
+  if (was?.secure.cert !== ctx.secure.cert || was?.secure.ca !== ctx.secure.ca) announceTls(server, { ...ctx, summary: `${ctx.summary} (reloaded)` }, logger);
+  else serving.set(server, ctx);
 }
 
 function readPem(flag: string, path: string): string {
