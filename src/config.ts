@@ -34,6 +34,13 @@ export interface GatewayConfig {
   configFile?: string;
   host: string;
   port: number;
+  /** PEM files of the TLS listener (paths; their contents are read at start-up and on every reload). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** PEM CA file: client certificates signed by it are required (mTLS). */
+  tlsClientCa?: string;
+  /** A plain-HTTP listener serving only the health and readiness paths (undefined: none). */
+  healthPort?: number;
   /** How host and port were given (--host, GATEWAY_HOST or the config key), to name them in a listen error. */
   given?: { host: string; port: string };
   /** Upstream overrides: "<service>" (REST) or "<service>.<rest|streams|wsApi>" → URL. */

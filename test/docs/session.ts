@@ -13,7 +13,7 @@
 // other command runs in `sh` (curl, cat, keygen through a small `npm run` shim), in the folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
@@ -45,6 +45,9 @@ const SHIM = `npm() {
   esac
 }
 `;
+
+/** Gateway flags whose value is a file. */
+const FILE_FLAGS = new Set(['--tls-cert', '--tls-key', '--tls-client-ca', '--tokens-file', '--config']);
 
 export class Session {
   readonly dir: string;
@@ -123,7 +126,11 @@ export class Session {
     const flags = words[0] === 'npm' ? words.slice(words[2] === '--' ? 3 : 2) : words.slice(2);
     const at = flags.indexOf('--port');
     const port = at >= 0 ? flags.splice(at, 2)[1] : '8080';
+    const healthAt = flags.indexOf('--health-port'); // the probes' port is mapped like --port
+    const healthPort = healthAt >= 0 ? flags.splice(healthAt, 2)[1] : undefined;
     if (this.ports.has(port)) return { output: `error: port ${port} is already in use (EADDRINUSE)`, status: 1 };
+    // Files a page names are in the session's folder, where its shell commands made them.
+    for (let i = 0; i < flags.length - 1; i++) if (FILE_FLAGS.has(flags[i]) && !isAbsolute(flags[i + 1])) flags[i + 1] = join(this.dir, flags[i + 1]);
     const upstream: string[] = [];
     if (!flags.some((f) => f.startsWith('--upstream') && !f.startsWith('--upstream-release'))) {
       this.ownUpstream ??= await startUpstream();
@@ -131,15 +138,16 @@ export class Session {
     }
     let running: RunningGateway;
     try {
-      const config = readConfig(['--port', '0', '--catalogue', join(this.dir, 'catalogue'), ...upstream, ...flags], env);
+      const config = readConfig(['--port', '0', ...(healthPort ? ['--health-port', '0'] : []), '--catalogue', join(this.dir, 'catalogue'), ...upstream, ...flags], env);
       running = await startGateway(config, { logger: createLogger('silent') });
     } catch (e) {
       // As the CLI prints it (src/cli.ts).
       return e instanceof UsageError ? { output: `error: ${e.message} (see --help)`, status: 2 } : { output: `error: ${(e as Error).message}`, status: 1 };
     }
     this.ports.set(port, new URL(running.url).port);
+    if (healthPort) this.ports.set(healthPort, new URL(running.healthUrl!).port);
     this.jobs.push({ kind: 'gateway', port, gateway: running, stop: () => running.close(0, 0) });
-    return { output: `listening on http://127.0.0.1:${port}`, status: 0 };
+    return { output: `listening on ${new URL(running.url).protocol}//127.0.0.1:${port}`, status: 0 };
   }
 
   private sh(cmd: string): Promise<Ran> {

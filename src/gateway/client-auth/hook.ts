@@ -9,6 +9,7 @@ import { GatewayError } from '../errors.js';
 import type { Route } from '../routes/route-table.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
 import { allowsUserData, bearerToken, findToken, type TokenEntry } from './tokens.js';
+import { certificateEntry, connectionOf } from './certificate.js';
 import { spellingsOf } from '../params/form-params.js';
 import type { RequestState } from '../request-state.js';
 
@@ -42,11 +43,13 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
       const header = state.route.profile.tokenHeader;
       const token = bearerToken(state.headers[header] as string | undefined);
       const shown = header === 'authorization' ? 'Authorization' : header;
-      if (token === undefined) {
+      // No token: the client certificate of the connection may be named in the tokens file (mTLS).
+      const byCertificate = token === undefined ? certificateEntry(tokens, connectionOf(state.headers)) : undefined;
+      if (token === undefined && !byCertificate) {
         throw new GatewayError('unauthorized', `Client token required: send ${shown}: Bearer <token>.`, CHALLENGE);
       }
       if (token === null) throw new GatewayError('unauthorized', `${shown} must be "Bearer <token>".`, CHALLENGE);
-      const entry = findToken(tokens, token);
+      const entry = byCertificate ?? findToken(tokens, token!);
       if (!entry) {
         throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }
