@@ -89,7 +89,8 @@ export class Session {
       }
       return { output: '', status: 0 };
     }
-    if (/^node dist\/test\/support\/exchange-upstream\.js\b/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
+    // (Its --help runs as a command: it prints and exits.)
+    if (/^node dist\/test\/support\/exchange-upstream\.js\b(?!\s+(?:--help|-h)\b)/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
     const tool = /^npm run(?: -s)? (catalogue|diff|changelog|settings-table)\b(?: --)?(.*)$/s.exec(cmd);
     if (tool) {
       if (tool[1] === 'settings-table') return { output: readmeTable(), status: 0 };
