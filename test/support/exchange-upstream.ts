@@ -218,7 +218,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
         res.setHeader('content-type', 'application/json');
         return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
       }
-      if (url.split('?')[0] === '/__user-data/event') return userDataEvent(res, userData, url, body);
+      if (url === '/__user-data/event' || url.startsWith('/__user-data/event?')) return userDataEvent(res, userData, url, body);
       const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
       const v = verifySignature(keys, apiKey, url, body);
       const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
