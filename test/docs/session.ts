@@ -5,12 +5,13 @@
 // process instead, with the same code the commands run:
 //   npm start -- <flags> / node dist/src/cli.cjs <flags>   the gateway (src/server.ts), on a free port
 //   node dist/test/support/exchange-upstream.js '<keys>' <port>   the exchange stand-in, on a free port
-//   npm run catalogue|diff|changelog -- <args>   the tool's command (test/support/tools.ts)
+//   npm run catalogue|diff|changelog -- <args>   the tool's command (test/support/tools.ts), but for
+//                                               catalogue drift (it calls a gateway of this process)
 //   npm run settings-table                      the table src/settings-doc.ts renders
 // A gateway started without --upstream gets a stand-in of its own (tests never reach the exchange);
 // gateways and tools read the folder's copy of the catalogue, not the checkout's.
 // Ports the page names (8080, 9000, …) are mapped to the real ones in every later command. Any
-// other command runs in `sh` (curl, cat, keygen through a small `npm run` shim), in the folder.
+// other command runs in `sh` (curl, cat, keygen and catalogue drift through a small `npm run` shim), in the folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -41,6 +42,7 @@ const SHIM = `npm() {
   __s=$1; shift; [ "$1" = -- ] && shift
   case $__s in
     keygen) node "$__ROOT/dist/tools/keygen.js" "$@" ;;
+    catalogue) node "$__ROOT/dist/tools/catalogue.js" "$@" ;;
     *) echo "npm run $__s: the docs test does not run it; mark the block <!-- not run: <reason> --> or teach test/docs/session.ts" >&2; return 127 ;;
   esac
 }
@@ -92,9 +94,11 @@ export class Session {
       }
       return { output: '', status: 0 };
     }
-    if (/^node dist\/test\/support\/exchange-upstream\.js\b/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
+    // (Its --help runs as a command: it prints and exits.)
+    if (/^node dist\/test\/support\/exchange-upstream\.js\b(?!\s+(?:--help|-h)\b)/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
     const tool = /^npm run(?: -s)? (catalogue|diff|changelog|settings-table)\b(?: --)?(.*)$/s.exec(cmd);
-    if (tool) {
+    // catalogue drift reads a gateway of this process over HTTP, and needs no catalogue: it runs in sh.
+    if (tool && !/^\s*drift\b/.test(tool[2])) {
       if (tool[1] === 'settings-table') return { output: readmeTable(), status: 0 };
       const name: ToolName = tool[1] === 'diff' ? 'diff-releases' : (tool[1] as ToolName);
       // The tools' default catalogue is the checkout's own (found from their module): point them at the copy.

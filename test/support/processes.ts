@@ -102,7 +102,7 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
     url: `http://127.0.0.1:${port}`,
     records: async () => JSON.parse(JSON.stringify(records)) as RecordedRequest[], // a copy, as the process's answer was
     userData: async () => JSON.parse(JSON.stringify({ active: userData.active(), frames: userData.frames })) as { active: number; frames: WsApiRecord[] },
-    emit: async (event) => userData.emit(event),
+    emit: async (event) => userData.emit(event).sent,
     reset: async () => { records.length = 0; userData.reset(); },
     stop: () => new Promise<void>((resolve) => {
       userData.close();
