@@ -47,7 +47,8 @@ function main(argv: string[]): number {
   const deprecationReleases = count('deprecation-releases', flag(args, 'deprecation-releases'));
   const opts = { ignore, severity, deprecationReleases };
   const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
-  const service = versionedService(catalogue, flag(args, 'service'));
+  const named = [...args.positionals, ...(args.flags.get('release') ?? []).flatMap((v) => v.split(','))].filter(Boolean);
+  const service = versionedService(catalogue, flag(args, 'service'), named);
   const baseSpec = flag(args, 'base');
   let result: DiffResult;
   if (baseSpec !== undefined) {

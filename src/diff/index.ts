@@ -71,15 +71,18 @@ function finish(changes: Change[], dirs: string[], opts: DiffOptions): Change[] 
   return out;
 }
 
-/** The service named by --service, or the catalogue's one service with releases. */
-export function versionedService(catalogue: Catalogue, id: string | undefined): Service {
+/**
+ * The service named by --service; else the one whose releases include every id in `releases` (each
+ * service keeps its own release line, so a release id names its service); else the catalogue's
+ * first versioned service.
+ */
+export function versionedService(catalogue: Catalogue, id: string | undefined, releases: readonly string[] = []): Service {
   const versioned = catalogue.services.filter((s) => s.versioned);
   const ids = versioned.map((s) => s.id);
-  if (id === undefined) {
-    if (versioned.length === 1) return versioned[0];
-    throw new UsageError(`choose a service with --service; valid: ${ids.join(', ')}`);
-  }
-  return versioned[ids.indexOf(oneOf('service', id, ids))];
+  if (id !== undefined) return versioned[ids.indexOf(oneOf('service', id, ids))];
+  if (!versioned.length) throw new UsageError('the catalogue has no service with releases');
+  const owner = releases.length ? versioned.find((s) => releases.every((r) => s.releases.some((x) => x.id === r))) : undefined;
+  return owner ?? versioned[0];
 }
 
 /** Position of a release; unknown ids throw UnknownReleaseError, which lists the valid ones. */
