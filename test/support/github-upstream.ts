@@ -67,7 +67,9 @@ function answer(speaks: GithubVersion, method: string, url: string, headers: Inc
   if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)$/.exec(path)) && method === 'GET') return { status: 200, body: issue(now, Number(m[3]), ['octocat']) };
   if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues$/.exec(path))) {
     if (method === 'GET') {
-      const next = `<https://api.github.com/repositories/1/issues?page=2>; rel="next", <${self}/repositories/1/issues?page=3>; rel="last"`;
+      // Two pages; page 1's Link names page 2 on GitHub's public origin and on the origin it was reached at.
+      if (new URL(url, self).searchParams.get('page') === '2') return { status: 200, body: [issue(now, 3, [])] };
+      const next = `<https://api.github.com${path}?page=2>; rel="next", <${self}${path}?page=2>; rel="last"`;
       return { status: 200, body: [issue(now, 1, ['octocat']), issue(now, 2, [])], headers: { link: next } };
     }
     if (method === 'POST') {
