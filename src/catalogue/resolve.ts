@@ -1,16 +1,26 @@
 // Resolve a service at one release: what is alive, deprecated, removed or not yet added there.
 import { aliveAt, currentAt, statusAt, type Status } from './lifecycle.js';
 import type { Catalogue, Endpoint, EnumValue, Parameter, Release, SecurityScheme, Service, Stream, WsMethod } from './model.js';
+import { splitParameters, type SplitParameters } from './parameter-kinds.js';
 
 export interface EndpointAt {
   endpoint: Endpoint;
   status: Status;
   /** Security requirement in force at the release (NONE when none is). */
   security: SecurityScheme;
-  /** Parameters the endpoint takes at the release: its own, the service's common ones, and the signed ones. */
+  /**
+   * Query-string, form and header parameters the endpoint takes at the release: its own, the
+   * service's common ones, and the signed ones (path parameters and body fields are apart, below).
+   */
   parameters: Parameter[];
-  /** Every parameter the catalogue knows for the endpoint at any release (for "added in X" answers). */
+  /** Every such parameter the catalogue knows for the endpoint at any release (for "added in X" answers). */
   knownParameters: Parameter[];
+  /** The path's {name} parameters in path order: alive whenever the endpoint is, always required. */
+  pathParameters: readonly Parameter[];
+  /** JSON body fields (in: body) alive at the release; bodySchemaAt (validators.ts) composes their object schema. */
+  bodyParameters: readonly Parameter[];
+  /** Every body field the catalogue knows for the endpoint at any release. */
+  knownBodyParameters: readonly Parameter[];
 }
 
 export interface ReleaseView {
@@ -86,36 +96,43 @@ export function resolveServiceAt(service: Service, at: number): ReleaseView {
  * state of an endpoint once, not once per release. Keyed by the service, so a reloaded catalogue
  * brings its own and the old one goes with it.
  */
-const interned = new WeakMap<Service, Map<Endpoint, EndpointAt[]>>();
+const interned = new WeakMap<Service, Map<Endpoint, EndpointStates>>();
 
-function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointAt[]>, e: Endpoint, at: number): EndpointAt {
-  let states = byEndpoint.get(e);
-  if (!states) byEndpoint.set(e, (states = []));
+/** One endpoint's parameters by kind (computed once) and its distinct states so far. */
+interface EndpointStates {
+  split: SplitParameters;
+  states: EndpointAt[];
+}
+
+function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointStates>, e: Endpoint, at: number): EndpointAt {
+  let entry = byEndpoint.get(e);
+  if (!entry) byEndpoint.set(e, (entry = { split: splitParameters(e), states: [] }));
+  const { split, states } = entry;
   const status = statusAt(e.span, at);
   const security = currentAt(e.security, at)?.scheme ?? 'NONE';
   const signed = security === 'SIGNED';
   let knownParameters: Parameter[] | undefined;
   for (let i = 0; i < states.length && !knownParameters; i++) if ((states[i].security === 'SIGNED') === signed) knownParameters = states[i].knownParameters;
-  knownParameters ??= knownParametersOf(service, e, signed);
+  knownParameters ??= knownParametersOf(service, e, split.query, signed);
   const parameters = aliveAt(knownParameters, at);
+  const bodyParameters = split.body.length ? aliveAt(split.body, at) : split.body;
   for (let i = 0; i < states.length; i++) {
     const s = states[i];
-    if (s.status === status && s.security === security && sameItems(s.parameters, parameters)) return s;
+    if (s.status === status && s.security === security && sameItems(s.parameters, parameters) && sameItems(s.bodyParameters, bodyParameters)) return s;
   }
-  const out = { endpoint: e, status, security, parameters, knownParameters };
+  const out = { endpoint: e, status, security, parameters, knownParameters, pathParameters: split.path, bodyParameters, knownBodyParameters: split.body };
   states.push(out);
   return out;
 }
 
 /**
- * The endpoint's own parameters, then the service's common ones on its path, then (SIGNED) the
+ * The endpoint's own query and header parameters, then the service's common ones on its path, then (SIGNED) the
  * signing ones. An endpoint's own definition of a parameter wins over the service-wide one, a
  * SIGNED one's signing parameters over the optional copies service.yaml accepts on its path
  * (signedParametersAccepted).
  */
-function knownParametersOf(service: Service, e: Endpoint, signed: boolean): Parameter[] {
+function knownParametersOf(service: Service, e: Pick<Endpoint, 'path'>, own: readonly Parameter[], signed: boolean): Parameter[] {
   const wide = serviceWide(service);
-  const own = e.parameters;
   // Few endpoints redefine a service-wide parameter: only those are searched name by name.
   let clash = false;
   for (let i = 0; i < own.length && !clash; i++) clash = wide.names.has(own[i].name);
