@@ -5,8 +5,10 @@
 // service's own error envelope with the service's own codes.
 import { weightAt } from './weight-at.js';
 import type { Endpoint, Parameter, Release, Service } from './model.js';
+import { parseTemplate, shapeOf, type PathTemplate } from './path-template.js';
 import { REASONS, type Reason } from './reasons.js';
 import type { EndpointAt, ReleaseView } from './resolve.js';
+import { bodySchemaAt } from './validators.js';
 
 export interface OpenApiOptions {
   /** Where clients reach the gateway; default: the document's own origin ("/"). */
@@ -22,11 +24,15 @@ export function toOpenApi(views: ReleaseView[], opts: OpenApiOptions = {}): Json
   const paths: Record<string, Json> = {};
   const tags = new Map<string, string>();
   const shared: Json = {};
+  // OpenAPI allows one spelling of a templated path: operations on the same shape share the first one's names.
+  const spelled = new Map<string, string>();
   for (const view of views) {
     for (const e of view.served) {
       const ep = e.endpoint;
       tags.set(ep.module, `${view.service.title}: ${ep.module} endpoints`);
-      (paths[ep.path] ??= {})[ep.method.toLowerCase()] = operation(view, e, shared);
+      const path = spelled.get(shapeOf(ep.path)) ?? ep.path;
+      spelled.set(shapeOf(ep.path), path);
+      (paths[path] ??= {})[ep.method.toLowerCase()] = operation(view, e, shared, path);
     }
   }
   const schemas: Json = Object.assign({}, ...views.map((v) => v.service.schemas), ...views.map(envelopeSchema));
@@ -54,19 +60,21 @@ export function operationId(ep: Endpoint): string {
   return `${ep.method.toLowerCase()}${ep.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`;
 }
 
-function operation(view: ReleaseView, e: EndpointAt, shared: Json): Json {
+function operation(view: ReleaseView, e: EndpointAt, shared: Json, path: string): Json {
   const ep = e.endpoint;
+  const rename = pathNames(ep.path, path);
   const op: Json = {
     operationId: operationId(ep),
     tags: [ep.module],
     summary: ep.summary ?? ep.key,
-    parameters: e.parameters.filter((p) => p.in !== 'body').map((p) => parameter(view, p)),
+    parameters: [...e.pathParameters.map((p) => ({ ...parameter(view, p), name: rename(p.name) })), ...e.parameters.map((p) => parameter(view, p))],
     // Public operations say so explicitly: without it they would inherit nothing, which linters
     // cannot tell apart from a forgotten requirement.
     security: e.security === 'NONE' ? [] : [{ [SCHEME_NAME[e.security]]: [] }],
     responses: responses(view, e, shared),
   };
-  if (ep.body) op.requestBody = { required: true, content: { 'application/json': { schema: ep.body } } };
+  const body = requestBody(view, e);
+  if (body) op.requestBody = body;
   const weight = weightAt(ep, view.at);
   if (weight) {
     // The request weight the upstream counted at this release, shown on the docs page and kept machine-readable.
@@ -99,6 +107,27 @@ function lifecycleExtensions(releases: Release[], ep: Endpoint): Json {
 
 const releaseRef = (r: Release) => ({ release: r.id, date: r.date });
 
+/** Each {name} of `own` as the same segment of `spelled` names it (the two paths have one shape). */
+function pathNames(own: string, spelled: string): (name: string) => string {
+  if (own === spelled) return (name) => name;
+  const [a, b] = [parseTemplate(own), parseTemplate(spelled)] as PathTemplate[];
+  return (name) => b.params[a.params.indexOf(name)] ?? name;
+}
+
+/** A `body:` schema as written, or the object of the body fields served at the release (deprecated ones marked). */
+function requestBody(view: ReleaseView, e: EndpointAt): Json | null {
+  if (e.endpoint.body) return { required: true, content: { 'application/json': { schema: e.endpoint.body } } };
+  if (!e.bodyParameters.length) return null;
+  // The service's schemas are the document's components (refs() points there), not a copy in each body.
+  const { $defs, ...schema } = bodySchemaAt(view, e)!.schema;
+  const properties = schema.properties as Record<string, Json>;
+  for (const p of e.bodyParameters) {
+    if (p.description) properties[p.name] = { ...properties[p.name], description: p.description };
+    if (view.status(p) === 'deprecated') properties[p.name] = { ...properties[p.name], deprecated: true };
+  }
+  return { required: schema.required !== undefined, content: { 'application/json': { schema } } };
+}
+
 function parameter(view: ReleaseView, p: Parameter): Json {
   const schema = { ...p.schema } as Json;
   if (p.enum) {
@@ -109,6 +138,7 @@ function parameter(view: ReleaseView, p: Parameter): Json {
     else schema.enum = values;
   }
   const out: Json = { name: p.name, in: p.in, required: p.required, schema };
+  if (p.multiSegment) out['x-multi-segment'] = true; // GitHub's own mark: the value may hold /
   if (p.description) out.description = p.description;
   if (view.status(p) === 'deprecated') out.deprecated = true;
   return out;
@@ -122,7 +152,7 @@ const APPLIES: Partial<Record<Reason, (e: EndpointAt) => boolean>> = {
   gone: () => true,
   malformed: () => true,
   duplicate: () => true,
-  missing: (e) => e.parameters.some((p) => p.required) || !!e.endpoint.body,
+  missing: (e) => e.parameters.some((p) => p.required) || !!e.endpoint.body || e.bodyParameters.some((p) => p.required),
   notAllowed: () => true,
   combination: (e) => e.endpoint.constraints.length > 0,
   invalid: () => true,
@@ -132,7 +162,7 @@ const APPLIES: Partial<Record<Reason, (e: EndpointAt) => boolean>> = {
   crossSite: () => true,
   requestTimeout: () => true,
   tooLarge: () => true,
-  unsupportedMedia: (e) => !!e.endpoint.body,
+  unsupportedMedia: (e) => !!e.endpoint.body || e.bodyParameters.length > 0,
   unknown: () => true,
   upstream: (e) => !e.endpoint.builder,
   overloaded: () => true,

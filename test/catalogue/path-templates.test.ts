@@ -1,56 +1,15 @@
 // Templated paths, path parameters and JSON body fields in the catalogue: what the loader refuses
 // (each planted mistake with its file:line message), what it warns about (the router's rule), and
 // what resolve and the validators give the gateway at a release.
-import { rmSync } from 'node:fs';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService, type EndpointAt } from '../../src/catalogue/resolve.js';
 import { bodySchemaAt, createBodyAjv, createParamAjv, pathSchemaAt } from '../../src/catalogue/validators.js';
-import { catalogueFolder, problemsOf } from './folder.js';
+import { problemsOf } from './folder.js';
+import { GOOD, withCatalogue } from './hub-fixture.js';
 
 const test = suite('path templates and body fields in the catalogue');
-
-const SERVICE = "id: hub\ntitle: Hub\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: error }\nschemas:\n  Label: { type: string, maxLength: 5 }\n";
-const RELEASES = "releases:\n  - { id: r1, date: '2024-01-01' }\n  - { id: r2, date: '2024-02-01' }\n  - { id: r3, date: '2024-03-01' }\n";
-
-const GOOD = `module: issues
-endpoints:
-  - method: GET
-    path: /repos/{owner}/{repo}/issues/{issue_number}
-    parameters:
-      - { name: owner, in: path }
-      - { name: repo, in: path }
-      - { name: issue_number, in: path, required: true, schema: { type: integer, minimum: 1 } }
-  - method: GET
-    path: /repos/{owner}/{repo}/issues/comments
-    parameters: [{ name: repo, in: path }, { name: owner, in: path }]
-  - method: POST
-    path: /repos/{owner}/{repo}/issues
-    parameters:
-      - { name: owner, in: path }
-      - { name: repo, in: path }
-      - { name: title, in: body, required: true }
-      - { name: labels, in: body, schema: { type: array, items: { $ref: '#/$defs/Label' } } }
-      - { name: assignee, in: body, removed: r3, replacement: assignees }
-      - { name: assignees, in: body, added: r2, schema: { type: array, items: { type: string } } }
-      - { name: per_page, schema: { type: integer } }
-      - { name: per_page, in: body, schema: { type: integer } }
-  - method: GET
-    path: /repos/{owner}/{repo}/contents/{path}
-    parameters: [{ name: owner, in: path }, { name: repo, in: path }, { name: path, in: path, multiSegment: true }]
-  - method: GET
-    path: /
-`;
-
-function withCatalogue<T>(endpoints: string, run: (dir: string) => T): T {
-  const dir = catalogueFolder({ 'hub/service.yaml': SERVICE, 'hub/releases.yaml': RELEASES, 'hub/endpoints/e.yaml': endpoints }, 'cat-paths-');
-  try {
-    return run(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const endpointAt = (dir: string, release: string, key: string): EndpointAt => {
   const { catalogue } = loadCatalogue(dir, { cacheDir: false });
