@@ -12,7 +12,9 @@ export interface SplitParameters {
   readonly body: readonly Parameter[];
 }
 
-const NONE: readonly Parameter[] = Object.freeze([]);
+// Shared, never written (readonly), and not frozen: a frozen array's other elements kind would make the
+// resolver's indexed loops polymorphic.
+const NONE: readonly Parameter[] = [];
 
 export function splitParameters(e: Pick<Endpoint, 'path' | 'parameters'>): SplitParameters {
   const all = e.parameters;

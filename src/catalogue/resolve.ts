@@ -118,7 +118,7 @@ function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointStates>,
   const bodyParameters = split.body.length ? aliveAt(split.body, at) : split.body;
   for (let i = 0; i < states.length; i++) {
     const s = states[i];
-    if (s.status === status && s.security === security && sameItems(s.parameters, parameters) && sameItems(s.bodyParameters, bodyParameters)) return s;
+    if (s.status === status && s.security === security && sameItems(s.parameters, parameters) && (s.bodyParameters === bodyParameters || sameItems(s.bodyParameters, bodyParameters))) return s;
   }
   const out = { endpoint: e, status, security, parameters, knownParameters, pathParameters: split.path, bodyParameters, knownBodyParameters: split.body };
   states.push(out);
