@@ -6,10 +6,12 @@ import type { PathTemplate } from './path-template.js';
 /** The router's precedence between templates, as the lint lines and the docs state it. */
 export const ROUTER_RULE = 'at each segment, left to right, a static segment wins over a single-segment parameter, which wins over a multi-segment one; a multi-segment parameter takes as few segments as let the rest match';
 
-/** A template with which of its parameters may span several segments. */
+/** A template with which of its parameters may span several segments, and what text each accepts. */
 export interface Routed {
   template: PathTemplate;
   multiSegment: (name: string) => boolean;
+  /** Whether the parameter's schema takes this text (an integer id never takes "comments"); default: any text. */
+  accepts?: (name: string, text: string) => boolean;
 }
 
 export interface Overlap {
@@ -23,12 +25,26 @@ export interface Overlap {
 const Lead = { None: 0, First: 1, Second: 2, Crossed: 3 } as const;
 type Lead = (typeof Lead)[keyof typeof Lead];
 
-type Token = { text: string | null; rank: number; multi: boolean };
+type Token = { text: string | null; rank: number; multi: boolean; accepts: (text: string) => boolean };
+
+const ANY = () => true;
 
 function tokens(r: Routed): Token[] {
-  return r.template.segments.map((s) => (s.param === null
-    ? { text: s.text, rank: 2, multi: false }
-    : { text: null, rank: r.multiSegment(s.param) ? 0 : 1, multi: r.multiSegment(s.param) }));
+  return r.template.segments.map((s) => {
+    const name = s.param;
+    if (name === null) return { text: s.text, rank: 2, multi: false, accepts: ANY };
+    const multi = r.multiSegment(name);
+    // A multi-segment value is checked whole, so one of its segments may be any text.
+    return { text: null, rank: multi ? 0 : 1, multi, accepts: r.accepts && !multi ? (text: string) => r.accepts!(name, text) : ANY };
+  });
+}
+
+/** Whether one segment of a path can be taken by both tokens. */
+function compatible(x: Token, y: Token): boolean {
+  if (x.text !== null && y.text !== null) return x.text === y.text;
+  if (x.text !== null) return y.accepts(x.text);
+  if (y.text !== null) return x.accepts(y.text);
+  return true;
 }
 
 /**
@@ -50,7 +66,7 @@ export function ambiguity(a: Routed, b: Routed): Overlap | null {
     seen.add(key);
     const x = ta[i];
     const y = tb[j];
-    if (x.text !== null && y.text !== null && x.text !== y.text) return null;
+    if (!compatible(x, y)) return null;
     const diff: Lead | null = x.rank === y.rank ? null : x.rank > y.rank ? Lead.First : Lead.Second;
     const next: Lead = diff === null || lead === diff ? lead : lead === Lead.None ? diff : Lead.Crossed;
     const winner = first ?? (diff === null ? null : diff === Lead.First ? 0 : 1);

@@ -33,4 +33,11 @@ test('templates alike at every segment of some path: no winner', () => {
   assert.equal(between('/a/{x+}', '/a/{x+}/{y+}'), { example: '/a/x/x', winner: null });
 });
 
+test("a parameter whose schema cannot take the other template's static text does not compete for the path", () => {
+  assert.equal(between('/pulls/{pull_number}/comments', '/pulls/comments/{comment_id}'), { example: '/pulls/comments/comments', winner: 1 });
+  const integer: Routed = { ...routed('/pulls/{pull_number}/comments'), accepts: (_, text) => /^\d+$/.test(text) };
+  assert.is(ambiguity(integer, routed('/pulls/comments/{comment_id}')), null, 'a pull number is never "comments"');
+  assert.is(ambiguity(routed('/pulls/comments/{comment_id}'), integer), null, 'either way round');
+});
+
 test.run();

@@ -148,7 +148,7 @@ test('planted mistakes in paths and path or body parameters are refused, each wi
   });
 });
 
-test('lint warns, stating the router rule, where a path matches two templates with no more specific one, and where a multi-segment parameter is not last', () => {
+test('lint warns, stating the router rule, where a path matches two templates with no more specific one (as their schemas allow), and where a multi-segment parameter is not last', () => {
   const endpoints = [
     'module: w', 'endpoints:',
     '  - method: GET', '    path: /w/{a}/c', '    parameters: [{ name: a, in: path }]', //                           3
@@ -156,6 +156,8 @@ test('lint warns, stating the router rule, where a path matches two templates wi
     '  - method: GET', '    path: /m/{rest}/raw', '    parameters: [{ name: rest, in: path, multiSegment: true }]', // 9
     '  - method: GET', '    path: /v/{a}/c', '    removed: r2', '    parameters: [{ name: a, in: path }]', //         12: not alive with /v/b/{d}
     '  - method: GET', '    path: /v/b/{d}', '    added: r2', '    parameters: [{ name: d, in: path }]', //          16
+    '  - method: GET', '    path: /z/{n}/c', '    parameters: [{ name: n, in: path, schema: { type: integer } }]', // 20: n never takes "b"
+    '  - method: GET', '    path: /z/b/{d}', '    parameters: [{ name: d, in: path }]', //                          23
     '',
   ].join('\n');
   withCatalogue(endpoints, (dir) => {

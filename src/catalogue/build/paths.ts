@@ -1,7 +1,7 @@
 // An endpoint's path: a request path every client sends as written, a template the router reads
 // (path-template.ts), and one `in: path` parameter per {name}. Across endpoints: templates a path
 // could match both ways are a lint warning naming the rule that decides.
-import type { Endpoint } from '../model.js';
+import type { Endpoint, Parameter } from '../model.js';
 import { ambiguity, ROUTER_RULE, type Routed } from '../path-overlap.js';
 import { parseTemplate, type PathTemplate } from '../path-template.js';
 import { overlaps } from './lifecycle.js';
@@ -62,7 +62,7 @@ export function checkTemplateAmbiguity(b: ServiceBuild): void {
     const t = parseTemplate(e.path);
     if (typeof t === 'string') continue;
     const list = byMethod.get(e.method) ?? [];
-    list.push({ e, r: routed(e, t) });
+    list.push({ e, r: routed(b, e, t) });
     byMethod.set(e.method, list);
   }
   for (const list of byMethod.values()) {
@@ -83,4 +83,31 @@ export function checkTemplateAmbiguity(b: ServiceBuild): void {
   }
 }
 
-const routed = (e: Endpoint, template: PathTemplate): Routed => ({ template, multiSegment: (name) => multiSegment(e, name) });
+const routed = (b: ServiceBuild, e: Endpoint, template: PathTemplate): Routed => ({
+  template,
+  multiSegment: (name) => multiSegment(e, name),
+  accepts: (name, text) => {
+    const p = e.parameters.find((x) => x.in === 'path' && x.name === name);
+    return !p || accepts(p, text, p.enum ? b.svc.enums[p.enum]?.values.map((v) => v.value) : undefined);
+  },
+});
+
+/**
+ * Whether a path parameter's schema could take this text (type, enum, pattern; other keywords are
+ * not read): only a text it takes makes two templates compete for a path.
+ */
+function accepts(p: Parameter, text: string, enumValues: string[] | undefined): boolean {
+  const s = p.schema as { type?: unknown; enum?: unknown[]; pattern?: unknown };
+  const types = [s.type ?? 'string'].flat();
+  const typed = types.some((t) => (t === 'integer' ? /^-?\d+$/.test(text) : t === 'number' ? text.trim() !== '' && Number.isFinite(Number(text)) : t === 'boolean' ? text === 'true' || text === 'false' : t === 'string' || t === 'null'));
+  const values = enumValues ?? (Array.isArray(s.enum) ? s.enum.map(String) : undefined);
+  return typed && (!values || values.includes(text)) && (typeof s.pattern !== 'string' || safeTest(s.pattern, text));
+}
+
+const safeTest = (pattern: string, text: string) => {
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return true; // the schema check reports the pattern itself
+  }
+};
