@@ -37,7 +37,7 @@ const headers = { host: '127.0.0.1' };
 const bench = (label: string, once: () => unknown) => nsPerCall(label, N, once);
 
 const request = (p: typeof now, key: string, query: string) => {
-  const route = p.table.served.get(key)!;
+  const route = p.table.byKey(key)!;
   return () => {
     const state: RequestState = { route, url: `${route.endpoint.endpoint.path}?${query}`, headers, body: EMPTY, supplied: NONE, drop: NONE, own: {}, params: {} };
     checkParameters(p, state, query);
@@ -51,7 +51,7 @@ const klines = request(now, 'GET /api/v3/klines', 'symbol=BTCUSDT&interval=1m&li
 const loan = request(old, 'POST /sapi/v1/margin/loan', `asset=BTC&amount=1.5&timestamp=${Date.now()}`);
 const asset = request(old, 'GET /sapi/v1/margin/asset', 'asset=BTC');
 if (!loan().url.includes('type=BORROW')) throw new Error('not migrated');
-const klinesRoute = now.table.served.get('GET /api/v3/klines')!;
+const klinesRoute = now.table.byKey('GET /api/v3/klines')!;
 const paramsOnly = () => {
   const state: RequestState = { route: klinesRoute, url: '/api/v3/klines?symbol=BTCUSDT&interval=1m&limit=10', headers, body: EMPTY, supplied: NONE, drop: NONE, own: {}, params: {} };
   checkParameters(now, state, 'symbol=BTCUSDT&interval=1m&limit=10');
@@ -62,7 +62,7 @@ console.log(`no change: the migrate stage adds ${(base - ref).toFixed(0)} ns (th
 const l = bench('parameters + migrate, POST /sapi/v1/margin/loan at 3.5.1 → borrow-repay', loan);
 const a = bench('parameters + migrate, GET /sapi/v1/margin/asset at 3.5.1 → allAssets', asset);
 const answer = Buffer.from(JSON.stringify([{ assetFullName: 'Bitcoin', assetName: 'BTC', isBorrowable: true, isMortgageable: true, userMinBorrow: '0', userMinRepay: '0' }]));
-const steps = old.migrate!.planOf(old.table.served.get('GET /sapi/v1/margin/asset')!)!.answer!;
+const steps = old.migrate!.planOf(old.table.byKey('GET /sapi/v1/margin/asset')!)!.answer!;
 const u = bench('answer unwrap (JSON parse + rewrite), GET /sapi/v1/margin/asset', () => migrateAnswer(steps, 200, answer));
 console.log(`added by migration: margin loan +${(l - base).toFixed(0)} ns, margin asset +${(a - base + u).toFixed(0)} ns with its answer (against klines' parameters stage, ${base.toFixed(0)} ns)`);
 

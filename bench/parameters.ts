@@ -21,7 +21,7 @@ const program = compileProgram({
   views, plugins: new Map(), upstreams: {}, hooks: [], strict: false, bodyLimit: 1 << 20, corsOrigins: [], credentialed: new Set(),
   allowedHosts: [], admission: undefined as unknown as Admission, proxy: undefined as unknown as UpstreamProxy,
 });
-const route = program.table.served.get('GET /api/v3/klines')!;
+const route = program.table.byKey('GET /api/v3/klines')!;
 const EMPTY = Buffer.alloc(0);
 const NONE: ReadonlySet<string> = new Set();
 const headers = { host: '127.0.0.1' };

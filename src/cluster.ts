@@ -23,6 +23,7 @@ import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
 import { printLine } from './stdout-line.js';
 import { securityHooks } from './gateway/signing/setup.js';
+import { readTls } from './server/tls.js';
 import { upstreamTargets, warnUnreachableUpstreams } from './upstream/reachability.js';
 
 export interface WorkerReady {
@@ -58,11 +59,22 @@ export function freePort(host: string): Promise<number> {
   });
 }
 
+/** `--port 0` and `--health-port 0` as the flags of ports picked now, once, for every worker. */
+async function fixedPorts(config: GatewayConfig): Promise<string[]> {
+  const out: string[] = [];
+  for (const [flag, port] of [['--port', config.port], ['--health-port', config.healthPort]] as const) {
+    const picked = port === 0 ? await freePort(config.host).catch(() => undefined) : undefined;
+    if (picked !== undefined) out.push(flag, String(picked));
+  }
+  return out;
+}
+
 export async function runPrimary(config: GatewayConfig, logger: Logger = createLogger(config.logLevel, undefined, config.logFormat)): Promise<void> {
   const { catalogue } = await loadCatalogueAtStart(config.catalogue, { cacheDir: config.cacheDir });
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
   securityHooks(config, views, createLogger('silent'));
+  readTls(config); // an unreadable or mismatched certificate is said once, here, not by every worker
 
   serveAggregateMetrics();
   serveAggregateDrift();
@@ -132,7 +144,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   // The last --port wins (args.ts), over GATEWAY_PORT and the config file too. A host that cannot
   // be listened on fails the probe: the workers then report that listen error, once, as usual.
-  const port = config.port === 0 ? await freePort(config.host).catch(() => undefined) : undefined;
-  if (port !== undefined) cluster.setupPrimary({ args: [...process.argv.slice(2), '--port', String(port)] });
+  const fixed = await fixedPorts(config);
+  if (fixed.length) cluster.setupPrimary({ args: [...process.argv.slice(2), ...fixed] });
   for (let i = 0; i < config.workers; i++) fork();
 }

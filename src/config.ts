@@ -11,6 +11,8 @@ import { FILE_KEYS, SETTINGS, settingByFlag, type AdminReload } from './settings
 import { usage } from './settings-doc.js';
 import { corsOrigin, upstreamUrl } from './setting-values.js';
 import { readSigningSettings, type SigningSettings } from './upstream/signing/settings.js';
+import { readCredentials } from './upstream/credentials.js';
+import type { Secret } from './upstream/signing/secret.js';
 
 export interface GatewayConfig {
   catalogue: string;
@@ -32,6 +34,13 @@ export interface GatewayConfig {
   configFile?: string;
   host: string;
   port: number;
+  /** PEM files of the TLS listener (paths; their contents are read at start-up and on every reload). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** PEM CA file: client certificates signed by it are required (mTLS). */
+  tlsClientCa?: string;
+  /** A plain-HTTP listener serving only the health and readiness paths (undefined: none). */
+  healthPort?: number;
   /** How host and port were given (--host, GATEWAY_HOST or the config key), to name them in a listen error. */
   given?: { host: string; port: string };
   /** Upstream overrides: "<service>" (REST) or "<service>.<rest|streams|wsApi>" → URL. */
@@ -58,6 +67,8 @@ export interface GatewayConfig {
   userDataLingerMs: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */
   signing?: SigningSettings;
+  /** Credentials held for upstreams that authenticate callers themselves (GATEWAY_CREDENTIAL_<SERVICE>), by service id. */
+  credentials: Map<string, { secret: Secret; from: string }>;
   /** Client tokens (hashed) with their allow-lists; required in signing mode off loopback. */
   tokensFile?: string;
   /** Origins allowed to read answers (CORS); '*' = any origin, for public (uncredentialed) answers only. */
@@ -165,6 +176,7 @@ function fromSources(args: ParsedArgs, env: NodeJS.ProcessEnv): GatewayConfig {
   }
   cfg.given = { host: givenAs('host', args, env, file.host !== undefined), port: givenAs('port', args, env, file.port !== undefined) };
   cfg.signing = readSigningSettings(env, file.signing);
+  cfg.credentials = readCredentials(env, file.credentials);
   cfg.corsOrigins = (list(args, env, 'cors-origin', corsFile(file.cors)) ?? ['*']).map(corsOrigin);
   cfg.allowedHosts = list(args, env, 'allowed-host', file.allowedHosts);
   cfg.release = releaseSpec(releaseSpecs(args, env, file), cfg.defaultRelease as string | undefined);

@@ -25,7 +25,8 @@ import { rateLimiting, type RateLimiting } from './gateway/rate-limit/setup.js';
 import { lazyBuilderPool } from './server/builders.js';
 import { drain } from './server/drain.js';
 import { createReloader, type Reloader } from './server/reload.js';
-import { createHttpServer, listen, requestTimeoutFor } from './server/http-server.js';
+import { createHttpServer, listen, reconfigureServer } from './server/http-server.js';
+import { readTls } from './server/tls.js';
 import { restUpstreams } from './server/upstreams.js';
 import { userDataFor } from './server/user-data.js';
 import type { UserDataBridge } from './gateway/user-data/bridge.js';
@@ -37,6 +38,8 @@ export { pinViews, restUpstreams };
 
 export interface RunningGateway {
   url: string;
+  /** The probes' plain-HTTP listener (--health-port), when there is one. */
+  healthUrl?: string;
   server: Server;
   gateway: Gateway;
   /** Websocket upgrades (the catalogue's stream and websocket-API paths) and their relays. */
@@ -89,8 +92,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const pinned = pinReleases(loaded.catalogue, config.release);
   // What set-up says is written once listening: a start-up that fails (a port in use) prints its error alone.
   const setupLog = heldLogger(logger);
-  // Signing and tokens first: a misconfiguration stops start-up before anything else is set up.
-  const security = securityHooks(config, pinned.default.views, setupLog);
+  // Signing, tokens and the TLS files first: a misconfiguration stops start-up before anything else is set up.
+  const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
   const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
@@ -105,7 +108,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   });
   let fleet: Fleet | undefined;
   gateway.metrics.limitSeries(config.metricsMaxSeries);
-  const server = createHttpServer(config, gateway, logger);
+  const server = createHttpServer(config, gateway, logger, tls);
   let serving: PinnedReleases = pinned;
   const reloader = createReloader(config, loaded.catalogue, {
     reread: () => opts.reread?.() ?? config, logger,
@@ -116,7 +119,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
     serving: () => serving, hash: () => gateway.state().hash,
     apply(cfg, next, nextPinned) {
-      const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent'));
+      const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent')), nextTls = readTls(cfg); // a bad TLS file refuses the reload
       // The limits and settings of the new catalogue and configuration, counts kept by limit; back if the swap fails.
       const before = reloader.config();
       limits.reconfigure(cfg, nextPinned.default.views);
@@ -129,7 +132,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       wsSecurity = nextSecurity.websocket;
       gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
-      server.requestTimeout = requestTimeoutFor(cfg);
+      reconfigureServer(server, cfg, nextTls, logger);
       websocketsAfterReload(websockets, gateway.state(), cfg.reloadClosesWebsockets, logger);
     },
   });
@@ -138,7 +141,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
-  await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config));
+  const probes = await listen(server, config, async () => { await gateway.close(); await limits.close(); }, (e) => listenError(e, config), { handler: gateway.handler, logger: setupLog });
   ready = true;
   setupLog.release();
   listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; code cache ${codeCache()}; ready in ${(performance.now() - started).toFixed(0)} ms`);
@@ -148,7 +151,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const watching = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], (t) => reloader.reload(t), logger) : undefined;
   let closing: Promise<void> | undefined;
   return {
-    url: urlOf(server, config),
+    url: urlOf(server, config), healthUrl: probes?.url,
     server,
     gateway,
     websockets,
@@ -157,7 +160,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     logger,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs, acceptGraceMs = reloader.config().acceptGraceMs) =>
-      (closing ??= (ready = false, watching?.close(), userData?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs))),
+      (closing ??= (ready = false, watching?.close(), userData?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs).finally(() => probes?.close()))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
 }
@@ -178,7 +181,7 @@ function websocketOptions(cfg: GatewayConfig, served: Served, gateway: Gateway, 
 
 function urlOf(server: Server, config: GatewayConfig): string {
   const { port } = server.address() as AddressInfo;
-  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return `${'setSecureContext' in server ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 }
 
 /** What the websocket side, reloads, builders and the rate limiter count, read at scrape time. */

@@ -27,7 +27,7 @@ export interface Setting {
   /** Turns the text given (flag, variable or file value) into the setting's value; throws UsageError naming `--flag`. */
   parse?: (value: string, flag: string) => unknown;
   /** Read by its own code in config.ts (lists, maps, release specs): declared here for help, names and docs. */
-  special?: 'release' | 'upstreams' | 'list' | 'signing' | 'config';
+  special?: 'release' | 'upstreams' | 'list' | 'signing' | 'credentials' | 'config';
   /** False: read once at start-up; a reload that changes it logs "needs a restart" and keeps the old value. */
   reload: boolean;
   /** One line for --help. */
@@ -59,6 +59,18 @@ export const SETTINGS: readonly Setting[] = [
     help: 'listen address: an IP address (0.0.0.0 = every interface) or a host name' },
   { key: 'port', flag: 'port', env: 'GATEWAY_PORT', arg: '<n>', default: '8080', parse: int(0, 65535), reload: false,
     help: 'listen port (0 = any free port)' },
+  { key: 'tlsCert', flag: 'tls-cert', env: 'GATEWAY_TLS_CERT', arg: '<file>', defaultText: 'none (plain HTTP)', reload: false,
+    help: 'serve https:// and wss:// on --port with this PEM certificate (its chain after it); needs --tls-key',
+    doc: 'serve `https://` and `wss://` on `--port` with this PEM certificate (the chain after it); needs `--tls-key`. TLS 1.2 at least; plain HTTP sent to the port is answered 400 and closed. The path needs a restart; every reload (SIGHUP, `POST /_gateway/reload`) reads the file again and new connections get it, open ones keep theirs (see [TLS](tls.md))' },
+  { key: 'tlsKey', flag: 'tls-key', env: 'GATEWAY_TLS_KEY', arg: '<file>', defaultText: 'none', reload: false,
+    help: "the PEM private key of --tls-cert; read again on every reload",
+    doc: 'the PEM private key of `--tls-cert`; read again on every reload, like the certificate. Never logged' },
+  { key: 'tlsClientCa', flag: 'tls-client-ca', env: 'GATEWAY_TLS_CLIENT_CA', arg: '<file>', defaultText: 'none', reload: false,
+    help: 'require client certificates signed by a CA of this PEM file (mTLS); a handshake without one is refused',
+    doc: 'require a client certificate signed by a CA of this PEM file (mutual TLS): a handshake without one, or with one from another CA, is refused. A tokens-file entry may name a certificate instead of a bearer token (see [signing and tokens](signing-and-tokens.md#client-certificates)). Probes then need `--health-port`. Read again on every reload' },
+  { key: 'healthPort', flag: 'health-port', env: 'GATEWAY_HEALTH_PORT', arg: '<n>', defaultText: 'none', parse: int(0, 65535), reload: false,
+    help: 'a plain-HTTP listener on --host serving only /_gateway/health and /_gateway/ready, for probes (0 = any free port)',
+    doc: 'a second, plain-HTTP listener on `--host` that serves `/_gateway/health` and `/_gateway/ready` and answers 404 to anything else: for probes that cannot present a client certificate (`--tls-client-ca`) or speak TLS (0 = any free port)' },
   { key: 'catalogue', flag: 'catalogue', env: 'GATEWAY_CATALOGUE', arg: '<dir>', default: DEFAULT_CATALOGUE_DIR, defaultText: './catalogue', reload: true,
     help: 'the catalogue folder' },
   { key: 'cacheDir', flag: 'cache-dir', env: 'GATEWAY_CACHE_DIR', arg: '<dir>', default: () => defaultCacheDir(), defaultText: 'node_modules/.cache/catalogue-gateway', reload: false,
@@ -161,6 +173,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'signing', flag: '', env: 'EXCHANGE_*', arg: '', special: 'signing', defaultText: 'off', reload: true,
     help: 'signing mode: the exchange key held by the gateway (variables EXCHANGE_API_KEY, … or the file\'s signing:)',
     doc: 'signing mode: the exchange account\'s key held by the gateway (`EXCHANGE_API_KEY`, `EXCHANGE_API_SECRET` or `EXCHANGE_PRIVATE_KEY_FILE`, …; the file\'s `signing:` section); see [signing and tokens](signing-and-tokens.md)' },
+  { key: 'credentials', flag: '', env: 'GATEWAY_CREDENTIAL_<SERVICE>', arg: '', special: 'credentials', defaultText: 'none', reload: true,
+    help: "credentials the gateway holds for upstreams that authenticate callers themselves (e.g. GATEWAY_CREDENTIAL_GITHUB, or the file's credentials:)",
+    doc: "a credential the gateway holds for a service whose service.yaml declares `credentials.inject` (`GATEWAY_CREDENTIAL_<SERVICE>`, the id upper-cased with `-` as `_`, e.g. `GATEWAY_CREDENTIAL_GITHUB`; the file's `credentials: { github: … }`): sent upstream on requests that present a gateway token, in place of the client's Authorization; see [serving an API of your own](own-api.md)" },
   { key: 'configFile', flag: 'config', env: 'GATEWAY_CONFIG', arg: '<file.yaml>', special: 'config', defaultText: 'none', reload: false,
     help: 'these settings in a YAML file, by their camelCase keys; an unknown key is an error naming the valid ones',
     doc: 'the settings in a YAML file by the keys of this table (`release` may be a list or a map, `upstreams` a map, `cors: { origins: [...] }`); an unknown key is an error naming the valid ones' },

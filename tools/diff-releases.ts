@@ -47,7 +47,9 @@ function main(argv: string[]): number {
   const deprecationReleases = count('deprecation-releases', flag(args, 'deprecation-releases'));
   const opts = { ignore, severity, deprecationReleases };
   const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
-  const service = versionedService(catalogue, flag(args, 'service'));
+  // Without --service, the release ids name the service (each service has its own).
+  const named = [...args.positionals, ...(args.flags.get('release') ?? []).flatMap((v) => v.split(','))];
+  const service = versionedService(catalogue, flag(args, 'service'), named);
   const baseSpec = flag(args, 'base');
   let result: DiffResult;
   if (baseSpec !== undefined) {

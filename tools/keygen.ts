@@ -3,35 +3,44 @@
 //   Writes <prefix>-private.pem (PKCS#8, AES-256-CBC encrypted when a passphrase is given; mode 0600)
 //   and <prefix>-public.pem (SPKI PEM: what the exchange's API-key registration takes), then checks
 //   the pair with node-forge, an implementation independent of the gateway's node:crypto signer.
-// npm run keygen -- --token [--name <label>] [--allow <entry>]… [--write <tokens.yaml>]
-//   a new random client token and its tokens file (with its `tokens:` parent), saying what the token
-//   may call; --allow sets its allow-list (default GET /api/v3/*), --write adds it to a tokens file
-//   (made if missing) and prints the token alone, for TOKEN=$(npm run -s keygen -- --token … --write …)
+//   stdout: the public key alone; stderr: what was written and what to do next.
+// npm run keygen -- --token [--name <label>] [--allow <entry>]… [--right <right>]… [--write <tokens.yaml> | --format token|yaml]
+//   A new random client token, the tokens file entry holding its hash, and what it may call. --allow
+//   sets its allow-list (default GET /api/v3/*), --right adds a right (admin, user-data). stdout is
+//   one thing a script can take whole: the token (default, and with --write, which adds the entry to
+//   a tokens file, made if missing), or with --format yaml the tokens file; the rest goes to stderr.
 // npm run keygen -- --hash-token               hash a token read from stdin (one line)
 // Exit status: 0 done, 1 failure, 2 bad arguments.
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
-import { hashLine, newToken, parseTokens, readTokensFile, type TokenEntry } from '../src/gateway/client-auth/tokens.js';
+import { hashLine, newToken, parseTokens, readTokensFile, RIGHTS, type TokenEntry } from '../src/gateway/client-auth/tokens.js';
 import { forgeVerify } from '../src/upstream/signing/forge-signers.js';
 import { urlBase64 } from '../src/upstream/signing/signers.js';
 
 const TYPES = ['rsa', 'ed25519'] as const;
 const BITS = ['2048', '3072', '4096'] as const;
+const FORMATS = ['token', 'yaml'] as const;
 const USAGE = `usage: npm run keygen -- --type ${TYPES.join('|')} [--bits ${BITS.join('|')}] [--out <dir>] [--name <prefix>] [--passphrase <p> | --passphrase-env <VAR>] [--force]
-       npm run keygen -- --token [--name <label>] [--allow '<METHOD /path>']… [--write <tokens.yaml>]
+       npm run keygen -- --token [--name <label>] [--allow '<METHOD /path>']… [--right ${RIGHTS.join('|')}]… [--write <tokens.yaml> | --format ${FORMATS.join('|')}]
        npm run keygen -- --hash-token < token.txt`;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['type', 'bits', 'out', 'name', 'passphrase', 'passphrase-env', 'allow', 'write'], ['token', 'hash-token', 'force', 'help']);
+  const args = parseArgs(argv, ['type', 'bits', 'out', 'name', 'passphrase', 'passphrase-env', 'allow', 'right', 'write', 'format'], ['token', 'hash-token', 'force', 'help']);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
   if (flag(args, 'help') === 'true') {
     console.log(USAGE);
     return 0;
   }
-  if (flag(args, 'token') === 'true') return token(flag(args, 'name') ?? 'client', args.flags.get('allow') ?? [], flag(args, 'write'));
+  if (flag(args, 'token') === 'true') {
+    const format = oneOf('--format', flag(args, 'format') ?? 'token', FORMATS);
+    const write = flag(args, 'write');
+    if (write !== undefined && flag(args, 'format') !== undefined) throw new UsageError('give --write (adds the entry to a tokens file) or --format (prints it), not both');
+    return token({ name: flag(args, 'name') ?? 'client', allow: args.flags.get('allow') ?? [], rights: args.flags.get('right') ?? [], write, format });
+  }
+  if (flag(args, 'format') !== undefined || flag(args, 'right') !== undefined) throw new UsageError('--format and --right go with --token');
   if (flag(args, 'hash-token') === 'true') return hashFromStdin();
   const typeFlag = flag(args, 'type');
   if (!typeFlag) throw new UsageError('missing --type (or --token / --hash-token)');
@@ -74,14 +83,14 @@ async function main(argv: string[]): Promise<number> {
     throw new Error(`cannot write the key files in ${out} (${code ?? 'error'})`);
   }
   const what = type === 'rsa' ? `RSA ${bits}` : 'Ed25519';
-  console.log(`wrote ${privPath} (${what} private key, PKCS#8${passphrase ? ', encrypted with AES-256-CBC' : ''}, mode 0600)`);
-  console.log(`wrote ${pubPath} (public key; register it at the exchange to get an API key)`);
-  console.log('self-check: signature made with node:crypto verified by node-forge');
-  console.log(`\n${pair.publicKey.trim()}\n`);
-  console.log('then run the gateway with:');
-  console.log('  EXCHANGE_API_KEY=<the key the exchange issued>');
-  console.log(`  EXCHANGE_PRIVATE_KEY_FILE=${privPath}`);
-  if (passphrase) console.log('  EXCHANGE_PRIVATE_KEY_PASSPHRASE=<the passphrase>');
+  console.error(`wrote ${privPath} (${what} private key, PKCS#8${passphrase ? ', encrypted with AES-256-CBC' : ''}, mode 0600)`);
+  console.error(`wrote ${pubPath} (public key, also on stdout; register it at the exchange to get an API key)`);
+  console.error('self-check: signature made with node:crypto verified by node-forge');
+  console.log(pair.publicKey.trim());
+  console.error('then run the gateway with:');
+  console.error('  EXCHANGE_API_KEY=<the key the exchange issued>');
+  console.error(`  EXCHANGE_PRIVATE_KEY_FILE=${privPath}`);
+  if (passphrase) console.error('  EXCHANGE_PRIVATE_KEY_PASSPHRASE=<the passphrase>');
   return 0;
 }
 
@@ -90,37 +99,74 @@ const READ_ONLY = ['GET /api/v3/*'];
 /** What a token needs to place an order, as the hint shows it. */
 const ORDER = 'POST /api/v3/order';
 
-function token(name: string, allow: string[], write: string | undefined): number {
+interface TokenRequest {
+  name: string;
+  allow: string[];
+  rights: string[];
+  /** A tokens file to add the entry to (stdout: the token). */
+  write: string | undefined;
+  /** What stdout carries without --write: the token, or the tokens file. */
+  format: 'token' | 'yaml';
+}
+
+/**
+ * A new token. stdout carries one thing whole, for a script to take (the token, or with --format
+ * yaml the tokens file); everything said to the person goes to stderr, so nothing there points at
+ * output that went elsewhere.
+ */
+function token({ name, allow, rights, write, format }: TokenRequest): number {
   if (!/^[\w.@:-]{1,64}$/.test(name)) throw new UsageError('--name must be 1-64 letters, digits or . _ - @ :');
   const t = newToken();
-  const item = { name, hash: hashLine(t), allow: allow.length ? allow : READ_ONLY };
+  const item = { name, hash: hashLine(t), ...(rights.length ? { rights: [...new Set(rights)] } : {}), allow: allow.length ? allow : READ_ONLY };
   // The entries are checked as the gateway reads them, so a typo fails here, not at start-up.
-  const [entry] = parseTokens({ tokens: [item] }, '--allow');
+  const [entry] = parseTokens({ tokens: [item] }, '--allow/--right');
   const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  const may = `This token may call: ${entry.allow.map((a) => a.text).join(', ')} (* = one path segment, ** = any depth).`;
-  const orders = placesOrders(entry)
-    ? ''
-    : `\nIt cannot place orders. To allow them, ask for them when you make it:\n  npm run keygen -- --token --name ${name} --allow '${READ_ONLY[0]}' --allow '${ORDER}'\nor add "- ${ORDER}" (or "- module: trade", "- ws: 'order.*'") under its allow: (docs/signing-and-tokens.md).`;
+  const file = yaml.stringify({ tokens: [item] }).trimEnd();
+  const once = 'shown once and stored nowhere; the client sends it as "Authorization: Bearer <token>"';
   if (write) {
-    const file = resolve(process.env.INIT_CWD ?? process.cwd(), write);
-    if (existsSync(file)) {
-      const names = readTokensFile(file, write).map((x) => x.name);
-      if (names.includes(name)) throw new UsageError(`${write} already has a token named "${name}"; choose another --name`);
-      const doc = yaml.parseDocument(readFileSync(file, 'utf8'));
-      doc.addIn(['tokens'], item);
-      writeFileSync(file, doc.toString());
-    } else writeFileSync(file, yaml.stringify({ tokens: [item] }));
+    writeEntry(write, item, yaml);
     console.log(t);
-    console.error(`added token "${name}" to ${write} (the token above is shown once and stored nowhere; the file holds its hash)\n${may}${orders}`);
-    return 0;
+    console.error(`added token "${name}" to ${write}, which holds its hash; the token is on stdout (${once})`);
+  } else if (format === 'yaml') {
+    console.log(file);
+    console.error(`token: ${t}\n(${once}; the tokens file on stdout holds its hash)`);
+  } else {
+    console.log(t);
+    console.error(`made token "${name}": it is on stdout (${once})\nIts tokens file: save it as tokens.yaml and start the gateway with --tokens-file tokens.yaml, or put\nthe item under the tokens: list of a file you have (--write <file> does that, --format yaml prints only this):\n${file}`);
   }
-  console.log(`token: ${t}`);
-  console.log('  (the client sends it as "Authorization: Bearer <token>"; it is shown once and stored nowhere)');
-  console.log('\ntokens file (save it as tokens.yaml and start the gateway with --tokens-file tokens.yaml;');
-  console.log('for a file you have, add the item under its tokens: list, or use --write <file>):');
-  console.log(yaml.stringify({ tokens: [item] }).trimEnd());
-  console.log(`\n${may}${orders}`);
+  console.error(`${mayCall(entry)}${placesOrders(entry) ? '' : orderHint(name, rights, item.allow)}`);
   return 0;
+}
+
+/** Add a token's entry to a tokens file (made if missing); a name already there is refused. */
+function writeEntry(write: string, item: object & { name: string }, yaml: typeof import('yaml')): void {
+  const file = resolve(process.env.INIT_CWD ?? process.cwd(), write);
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true }); // --write may name a folder that does not exist yet
+    return writeFileSync(file, yaml.stringify({ tokens: [item] }));
+  }
+  const names = readTokensFile(file, write).map((x) => x.name);
+  if (names.includes(item.name)) throw new UsageError(`${write} already has a token named "${item.name}"; choose another --name`);
+  const doc = yaml.parseDocument(readFileSync(file, 'utf8'));
+  doc.addIn(['tokens'], item);
+  writeFileSync(file, doc.toString());
+}
+
+/** What each right gives, as keygen says it. */
+const RIGHT_TEXT: Record<(typeof RIGHTS)[number], string> = {
+  admin: 'admin (POST /_gateway/reload from off the machine)',
+  'user-data': 'user-data (listen keys and user-data subscriptions: docs/user-data.md)',
+};
+
+/** What a token may call, and the rights it holds. */
+function mayCall(t: TokenEntry): string {
+  const rights = t.rights.size ? `\nIt holds the right${t.rights.size > 1 ? 's' : ''} ${[...t.rights].map((r) => RIGHT_TEXT[r]).join(' and ')}.` : '';
+  return `This token may call: ${t.allow.map((a) => a.text).join(', ')} (* = one path segment, ** = any depth).${rights}`;
+}
+
+/** How to make the same token able to place orders. */
+function orderHint(name: string, rights: string[], allow: string[]): string {
+  return `\nIt cannot place orders. To allow them, ask for them when you make it:\n  npm run keygen -- --token --name ${name}${rights.map((r) => ` --right ${r}`).join('')}${allow.map((a) => ` --allow '${a}'`).join('')} --allow '${ORDER}'\nor add "- ${ORDER}" (or "- module: trade", "- ws: 'order.*'") under its allow: (docs/signing-and-tokens.md).`;
 }
 
 /** Whether the token may call POST /api/v3/order (its path, or the trade module). */

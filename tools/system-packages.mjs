@@ -15,6 +15,7 @@ const PACKAGES = [
   { pkg: 'prometheus', program: 'promtool', why: 'the metrics exposition check (test/observe/metrics.test.ts)' },
   { pkg: 'nginx', program: 'nginx', why: 'the tests behind a reverse proxy' },
   { pkg: 'curl', program: 'curl', why: 'the documentation examples (test/docs/examples.test.ts)' },
+  { pkg: 'openssl', program: 'openssl', why: 'the TLS tests\' certificates (test/support/certificates.ts, docs/tls.md)' },
 ];
 
 const USAGE = `usage: node tools/system-packages.mjs [--check]

@@ -13,7 +13,7 @@ export const cpuOf = (child: ChildProcess) => new Promise<number>((resolve) => {
 });
 
 /** Send `n` GETs of PATH to 127.0.0.1:`port` over `concurrency` connections; resolves to the wall time in ms. Throws unless every answer is 200. */
-export async function drive(port: number, n: number, latencies?: number[], concurrency = CONCURRENCY): Promise<number> {
+export async function drive(port: number, n: number, latencies?: number[], concurrency = CONCURRENCY, path = PATH): Promise<number> {
   const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
   let sent = 0, bad = 0;
   const started = performance.now();
@@ -21,7 +21,7 @@ export async function drive(port: number, n: number, latencies?: number[], concu
     while (sent < n) {
       sent++;
       const t = performance.now();
-      const r = await agent.request({ origin: `http://127.0.0.1:${port}`, path: PATH, method: 'GET' });
+      const r = await agent.request({ origin: `http://127.0.0.1:${port}`, path, method: 'GET' });
       await r.body.dump();
       latencies?.push(performance.now() - t);
       if (r.statusCode !== 200) bad++;
@@ -36,10 +36,10 @@ export async function drive(port: number, n: number, latencies?: number[], concu
 export type Forwarder = { port: number } & ({ child: ChildProcess } | { cpu: () => Promise<number> });
 
 /** CPU per request (µs) of the forwarder `f` over `n` requests, and its requests per second. */
-export async function measure(f: Forwarder, n: number, latencies?: number[]): Promise<{ cpuUs: number; rps: number }> {
+export async function measure(f: Forwarder, n: number, latencies?: number[], path = PATH): Promise<{ cpuUs: number; rps: number }> {
   const cpu = 'cpu' in f ? f.cpu : () => cpuOf(f.child);
   const before = await cpu();
-  const ms = await drive(f.port, n, latencies);
+  const ms = await drive(f.port, n, latencies, CONCURRENCY, path);
   const after = await cpu();
   return { cpuUs: (after - before) / n, rps: n / (ms / 1000) };
 }

@@ -210,8 +210,10 @@ export interface RateLimit extends Lifecycle {
 }
 
 export interface ErrorConfig {
-  envelope: 'code-msg' | 'error';
+  envelope: 'code-msg' | 'error' | 'message';
   codes: Record<string, number>;
+  /** envelope message: the documentation_url of the gateway's own answers. */
+  documentationUrl?: string;
   /** The upstream's answers meaning "no such operation" / "no such parameter" (drift from the catalogue). */
   upstreamUnknown?: UpstreamUnknown;
 }
@@ -227,6 +229,29 @@ export interface UpstreamUnknown {
   operation: UpstreamAnswer[];
   parameter: UpstreamAnswer[];
   source: string;
+}
+
+/** The header by which the upstream's clients choose its version, and the releases its values name. */
+export interface VersionHeader {
+  /** As written (X-GitHub-Api-Version). */
+  name: string;
+  /** Each value the upstream accepts → the newest release it names. */
+  values: Record<string, string>;
+  /** The release of a request that chooses none. */
+  absent?: string;
+  source?: string;
+  note?: string;
+}
+
+export interface Credentials {
+  /** The client's own Authorization reaches the upstream unchanged. */
+  forward: boolean;
+  /** Where a client's gateway token travels, as written (Authorization, X-Gateway-Token). */
+  tokenHeader: string;
+  /** Where a credential the gateway holds for the service goes, on requests that present a gateway token. */
+  inject?: { header: string; prefix: string };
+  source?: string;
+  note?: string;
 }
 
 export interface Service {
@@ -256,6 +281,12 @@ export interface Service {
   wsMethods: WsMethod[];
   /** ws-api.yaml path: the websocket API's connection path (served as it is). */
   wsApiPath?: string;
+  /** service.yaml versionHeader: the upstream's own version header (absent: the gateway's release choice only). */
+  versionHeader?: VersionHeader;
+  /** service.yaml credentials: how a client's credential reaches the upstream. */
+  credentials: Credentials;
+  /** service.yaml links: rewrite the upstream's Link headers to point back at the gateway. */
+  rewriteLinks: boolean;
   /** service.yaml upstreamRelease: the release the upstream implements (absent: the newest). */
   upstreamRelease?: string;
   /** changes.yaml: how a request at an older release reaches the upstream's, and its answer comes back. */

@@ -1,11 +1,9 @@
-// An endpoint's parameters by where a request carries them: the query string, form body and
-// headers (checked as text), the path's {name} segments, and the fields of a JSON object body.
+// An endpoint's path parameters and JSON body fields apart from the rest of its parameters: the
+// path's {name} segments in path order, and the fields of a JSON object body.
 import type { Endpoint, Parameter } from './model.js';
 import { parseTemplate } from './path-template.js';
 
 export interface SplitParameters {
-  /** in: query and in: header, as written. */
-  readonly query: readonly Parameter[];
   /** in: path, in the order of the path's {name} segments. */
   readonly path: readonly Parameter[];
   /** in: body, as written (every release's). */
@@ -21,9 +19,9 @@ export function splitParameters(e: Pick<Endpoint, 'path' | 'parameters'>): Split
   let plain = true;
   for (let i = 0; i < all.length && plain; i++) plain = all[i].in !== 'path' && all[i].in !== 'body';
   // Most endpoints (every one of the exchange's) take neither: their list is shared as it is.
-  if (plain) return { query: all, path: NONE, body: NONE };
+  if (plain) return { path: NONE, body: NONE };
   const t = parseTemplate(e.path);
   const order = typeof t === 'string' ? [] : t.params;
   const path = all.filter((p) => p.in === 'path').sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
-  return { query: all.filter((p) => p.in === 'query' || p.in === 'header'), path, body: all.filter((p) => p.in === 'body') };
+  return { path, body: all.filter((p) => p.in === 'body') };
 }

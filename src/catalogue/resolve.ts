@@ -9,11 +9,12 @@ export interface EndpointAt {
   /** Security requirement in force at the release (NONE when none is). */
   security: SecurityScheme;
   /**
-   * Query-string, form and header parameters the endpoint takes at the release: its own, the
-   * service's common ones, and the signed ones (path parameters and body fields are apart, below).
+   * Parameters the endpoint takes at the release: its own (query, header, path and JSON body fields;
+   * pathParameters and bodyParameters below are those kinds apart), the service's common ones, and
+   * the signed ones.
    */
   parameters: Parameter[];
-  /** Every such parameter the catalogue knows for the endpoint at any release (for "added in X" answers). */
+  /** Every parameter the catalogue knows for the endpoint at any release (for "added in X" answers). */
   knownParameters: Parameter[];
   /** The path's {name} parameters in path order: alive whenever the endpoint is, always required. */
   pathParameters: readonly Parameter[];
@@ -113,26 +114,28 @@ function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointStates>,
   const signed = security === 'SIGNED';
   let knownParameters: Parameter[] | undefined;
   for (let i = 0; i < states.length && !knownParameters; i++) if ((states[i].security === 'SIGNED') === signed) knownParameters = states[i].knownParameters;
-  knownParameters ??= knownParametersOf(service, e, split.query, signed);
+  knownParameters ??= knownParametersOf(service, e, signed);
   const parameters = aliveAt(knownParameters, at);
-  const bodyParameters = split.body.length ? aliveAt(split.body, at) : split.body;
   for (let i = 0; i < states.length; i++) {
     const s = states[i];
-    if (s.status === status && s.security === security && sameItems(s.parameters, parameters) && (s.bodyParameters === bodyParameters || sameItems(s.bodyParameters, bodyParameters))) return s;
+    if (s.status === status && s.security === security && sameItems(s.parameters, parameters)) return s;
   }
+  // The body fields are among `parameters`: equal parameters, equal fields.
+  const bodyParameters = split.body.length ? aliveAt(split.body, at) : split.body;
   const out = { endpoint: e, status, security, parameters, knownParameters, pathParameters: split.path, bodyParameters, knownBodyParameters: split.body };
   states.push(out);
   return out;
 }
 
 /**
- * The endpoint's own query and header parameters, then the service's common ones on its path, then (SIGNED) the
+ * The endpoint's own parameters, then the service's common ones on its path, then (SIGNED) the
  * signing ones. An endpoint's own definition of a parameter wins over the service-wide one, a
  * SIGNED one's signing parameters over the optional copies service.yaml accepts on its path
  * (signedParametersAccepted).
  */
-function knownParametersOf(service: Service, e: Pick<Endpoint, 'path'>, own: readonly Parameter[], signed: boolean): Parameter[] {
+function knownParametersOf(service: Service, e: Endpoint, signed: boolean): Parameter[] {
   const wide = serviceWide(service);
+  const own = e.parameters;
   // Few endpoints redefine a service-wide parameter: only those are searched name by name.
   let clash = false;
   for (let i = 0; i < own.length && !clash; i++) clash = wide.names.has(own[i].name);

@@ -7,6 +7,7 @@
 // which the gateway serves (src/gateway/websocket/routes.ts); the frame shapes are the gateway's
 // (frames.ts), which mirror the upstream's. This layer may not import the gateway, so
 // test/docs/asyncapi.test.ts checks that the gateway accepts what this document describes.
+import { errorSchema } from './envelope.js';
 import { currentAt } from './lifecycle.js';
 import type { Parameter, Placeholder, Service, Stream, WsMethod } from './model.js';
 import { REASONS } from './reasons.js';
@@ -244,10 +245,8 @@ function paramSchema(view: ReleaseView, p: Parameter): Json {
 }
 
 function errorPayload(service: Service): Json {
-  if (service.errors.envelope === 'code-msg') {
-    return { type: 'object', required: ['code', 'msg'], properties: { code: { type: 'integer' }, msg: { type: 'string' } } };
-  }
-  return { type: 'string' };
+  // A websocket frame's error is the service's envelope, except the plain text of {error}.
+  return service.errors.envelope === 'error' ? { type: 'string' } : errorSchema(service);
 }
 
 /** A key made of letters, digits, '-' and '_' (what AsyncAPI ids allow everywhere). */

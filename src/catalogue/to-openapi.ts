@@ -3,6 +3,7 @@
 // ruleset and swagger-parser accept it: servers, an explicit `security: []` on public operations,
 // enums of array parameters on `items`, and every answer the gateway itself can give, in the
 // service's own error envelope with the service's own codes.
+import { errorBody, errorSchema } from './envelope.js';
 import { weightAt } from './weight-at.js';
 import type { Endpoint, Parameter, Release, Service } from './model.js';
 import { parseTemplate, shapeOf, type PathTemplate } from './path-template.js';
@@ -26,16 +27,18 @@ export function toOpenApi(views: ReleaseView[], opts: OpenApiOptions = {}): Json
   const shared: Json = {};
   // OpenAPI allows one spelling of a templated path: operations on the same shape share the first one's names.
   const spelled = new Map<string, string>();
+  // The services' named schemas, and the $defs of bodies that bring their own, become the components.
+  const defs: Json = Object.assign({}, ...views.map((v) => v.service.schemas));
   for (const view of views) {
     for (const e of view.served) {
       const ep = e.endpoint;
       tags.set(ep.module, `${view.service.title}: ${ep.module} endpoints`);
       const path = spelled.get(shapeOf(ep.path)) ?? ep.path;
       spelled.set(shapeOf(ep.path), path);
-      (paths[path] ??= {})[ep.method.toLowerCase()] = operation(view, e, shared, path);
+      (paths[path] ??= {})[ep.method.toLowerCase()] = operation(view, e, { shared, defs }, path);
     }
   }
-  const schemas: Json = Object.assign({}, ...views.map((v) => v.service.schemas), ...views.map(envelopeSchema));
+  const schemas: Json = Object.assign({}, defs, ...views.map(envelopeSchema));
   return refs({
     openapi: '3.1.0',
     info: {
@@ -60,20 +63,20 @@ export function operationId(ep: Endpoint): string {
   return `${ep.method.toLowerCase()}${ep.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`;
 }
 
-function operation(view: ReleaseView, e: EndpointAt, shared: Json, path: string): Json {
+function operation(view: ReleaseView, e: EndpointAt, { shared, defs }: { shared: Json; defs: Json }, path: string): Json {
   const ep = e.endpoint;
   const rename = pathNames(ep.path, path);
   const op: Json = {
     operationId: operationId(ep),
     tags: [ep.module],
     summary: ep.summary ?? ep.key,
-    parameters: [...e.pathParameters.map((p) => ({ ...parameter(view, p), name: rename(p.name) })), ...e.parameters.map((p) => parameter(view, p))],
+    parameters: [...e.pathParameters.map((p) => ({ ...parameter(view, p), name: rename(p.name) })), ...e.parameters.filter((p) => p.in !== 'path' && p.in !== 'body').map((p) => parameter(view, p))],
     // Public operations say so explicitly: without it they would inherit nothing, which linters
     // cannot tell apart from a forgotten requirement.
     security: e.security === 'NONE' ? [] : [{ [SCHEME_NAME[e.security]]: [] }],
     responses: responses(view, e, shared),
   };
-  const body = requestBody(view, e);
+  const body = requestBody(view, e, defs);
   if (body) op.requestBody = body;
   const weight = weightAt(ep, view.at);
   if (weight) {
@@ -107,6 +110,25 @@ function lifecycleExtensions(releases: Release[], ep: Endpoint): Json {
 
 const releaseRef = (r: Release) => ({ release: r.id, date: r.date });
 
+/**
+ * A `body:` schema's own $defs moved into `defs` (the components), and the body without them: a
+ * name already taken by a different schema gets a suffix, and the references follow it.
+ */
+function hoisted(body: Json, defs: Json): Json {
+  const { $defs: own, ...rest } = body as { $defs?: Json };
+  if (!own) return body;
+  const renamed = new Map<string, string>();
+  for (const [name, def] of Object.entries(own)) {
+    let id = name;
+    for (let n = 2; defs[id] !== undefined && JSON.stringify(defs[id]) !== JSON.stringify(def); n++) id = `${name}-${n}`;
+    renamed.set(name, id);
+    defs[id] = def;
+  }
+  const follow = (x: unknown): Json => JSON.parse(JSON.stringify(x).replace(/"#\/\$defs\/([^"]+)"/g, (m, name: string) => (renamed.has(name) ? `"#/$defs/${renamed.get(name)}"` : m)));
+  for (const id of renamed.values()) defs[id] = follow(defs[id]);
+  return follow(rest);
+}
+
 /** Each {name} of `own` as the same segment of `spelled` names it (the two paths have one shape). */
 function pathNames(own: string, spelled: string): (name: string) => string {
   if (own === spelled) return (name) => name;
@@ -115,8 +137,8 @@ function pathNames(own: string, spelled: string): (name: string) => string {
 }
 
 /** A `body:` schema as written, or the object of the body fields served at the release (deprecated ones marked). */
-function requestBody(view: ReleaseView, e: EndpointAt): Json | null {
-  if (e.endpoint.body) return { required: true, content: { 'application/json': { schema: e.endpoint.body } } };
+function requestBody(view: ReleaseView, e: EndpointAt, defs: Json): Json | null {
+  if (e.endpoint.body) return { required: true, content: { 'application/json': { schema: hoisted(e.endpoint.body, defs) } } };
   if (!e.bodyParameters.length) return null;
   // The service's schemas are the document's components (refs() points there), not a copy in each body.
   const { $defs, ...schema } = bodySchemaAt(view, e)!.schema;
@@ -204,31 +226,15 @@ function responses(view: ReleaseView, e: EndpointAt, shared: Json): Json {
 /** One example per reason, with the service's code for it (the code the gateway answers with). */
 function examples(service: Service, reasons: Reason[]): Json {
   const out: Json = {};
-  for (const r of reasons) out[r] = { summary: REASONS[r].message, value: errorBody(service, r) };
+  for (const r of reasons) out[r] = { summary: REASONS[r].message, value: errorBody(service, r, REASONS[r].message) };
   return out;
-}
-
-/** The body the gateway answers a refusal with, in the service's envelope (src/gateway/errors.ts). */
-function errorBody(service: Service, reason: Reason): Json {
-  if (service.errors.envelope === 'code-msg') {
-    const code = service.errors.codes[reason] ?? service.errors.codes.unknown;
-    return { code, msg: REASONS[reason].message };
-  }
-  return { error: REASONS[reason].message };
 }
 
 const envelopeName = (s: Service) => `${s.id.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}Error`;
 
 function envelopeSchema(view: ReleaseView): Json {
   const s = view.service;
-  const schema =
-    s.errors.envelope === 'code-msg'
-      ? {
-          type: 'object',
-          required: ['code', 'msg'],
-          properties: { code: { type: 'integer', description: 'error code (service.yaml errors.codes for the gateway\'s own refusals)' }, msg: { type: 'string' } },
-        }
-      : { type: 'object', required: ['error'], properties: { error: { type: 'string' } } };
+  const schema = errorSchema(s);
   return { [envelopeName(s)]: { description: `error answer of ${s.title}`, ...schema } };
 }
 

@@ -71,12 +71,20 @@ function finish(changes: Change[], dirs: string[], opts: DiffOptions): Change[] 
   return out;
 }
 
-/** The service named by --service, or the catalogue's one service with releases. */
-export function versionedService(catalogue: Catalogue, id: string | undefined): Service {
+/**
+ * The service named by --service; else the catalogue's one service with releases, or the one whose
+ * releases include every id in `releases` (release ids are each service's own).
+ */
+export function versionedService(catalogue: Catalogue, id: string | undefined, releases: readonly string[] = []): Service {
   const versioned = catalogue.services.filter((s) => s.versioned);
   const ids = versioned.map((s) => s.id);
   if (id === undefined) {
     if (versioned.length === 1) return versioned[0];
+    const has = (s: Service, r: string) => s.releases.some((x) => x.id === r);
+    let owning = versioned.filter((s) => releases.length && releases.every((r) => has(s, r)));
+    // One id unknown everywhere (a typo): the service of the others, whose unknown-release error lists its releases.
+    if (owning.length !== 1) owning = versioned.filter((s) => releases.some((r) => has(s, r)));
+    if (owning.length === 1) return owning[0];
     throw new UsageError(`choose a service with --service; valid: ${ids.join(', ')}`);
   }
   return versioned[ids.indexOf(oneOf('service', id, ids))];

@@ -63,8 +63,7 @@ export class Surface {
     for (let i = 0; i < served.length; i++) {
       const e = served[i];
       const subject: Subject = { type: 'endpoint', id: e.endpoint.key };
-      const params = e.pathParameters.length || e.bodyParameters.length ? [...e.parameters, ...e.pathParameters, ...e.bodyParameters] : e.parameters;
-      out.set(subjectKey(subject), new WithParameters(subject, e.endpoint, e.status === 'deprecated', e.security, params, weightAt(e.endpoint, this.view.at), signedSet));
+      out.set(subjectKey(subject), new WithParameters(subject, e.endpoint, e.status === 'deprecated', e.security, e.parameters, weightAt(e.endpoint, this.view.at), signedSet));
     }
     for (let i = 0; i < wsMethods.length; i++) {
       const m = wsMethods[i];

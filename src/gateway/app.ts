@@ -3,6 +3,7 @@
 // default), reads the state once, and finishes on the program it started with even if a reload
 // swaps the state meanwhile. Every catalogue route takes the one pipeline; Koa serves only the
 // admin pages (admin/admin.ts), loaded on the first one asked for.
+import { versionChoices } from './program/state.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PinnedReleases } from '../catalogue/pin.js';
 import type { PluginRegistry } from '../builders/plugin.js';
@@ -96,7 +97,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));
     metrics.servedReleases(served.flatMap((s) => s.id ?? [])); // the release label's only values
     const def = served[pinned.served.indexOf(pinned.default)];
-    return { served, byId, default: def, hash: options.hash, loadedAt: new Date().toISOString(), options };
+    return { served, byId, default: def, versions: versionChoices(def.views), hash: options.hash, loadedAt: new Date().toISOString(), options };
   };
   const { pinned, ...initial } = opts;
   let state = compile(pinned, initial);

@@ -4,6 +4,7 @@
 // refusals put the same envelope in their own shape (websocket/refusal.ts, frames.ts).
 import { REASONS, type Reason } from '../catalogue/reasons.js';
 import type { Service } from '../catalogue/model.js';
+import { errorBody } from '../catalogue/envelope.js';
 
 export type { Reason };
 
@@ -30,16 +31,8 @@ export class GatewayError extends Error {
  */
 export class SummarisedRefusal extends GatewayError {}
 
-/** Body of an error answer in the envelope the service's clients already parse. */
-export function envelope(service: Service | undefined, reason: Reason, message: string): Record<string, unknown> {
-  if (service?.errors.envelope === 'code-msg') {
-    // The loader checked every key against the reason table; a reason the service does not map
-    // answers with its 'unknown' code, as the upstream does for errors it has no code for.
-    const codes = service.errors.codes;
-    return { code: codes[reason] ?? codes.unknown, msg: message };
-  }
-  return { error: message };
-}
+/** Body of an error answer in the envelope the service's clients already parse (catalogue/envelope.ts). */
+export const envelope = errorBody;
 
 /** A rendered gateway answer; `body` absent when nobody is listening any more (the client went away). */
 export interface Answer {
@@ -68,7 +61,7 @@ export function render(e: unknown, service: Service | undefined, where: string, 
       if (e.quiet) log.debug(`${where} → ${e.status}: ${e.message}`);
       else log.warn(`${where} → ${e.status}: ${e.message}`);
     }
-    return answer(e.status, e.headers, envelope(service, e.reason, e.message));
+    return answer(e.status, e.headers, envelope(service, e.reason, e.message, e.status));
   }
   if (isHangUp(e)) {
     log.debug(`${where}: client went away`);

@@ -43,7 +43,6 @@ ParamBag.prototype = Object.create(null);
 
 // Shared by every request: no two Sets built per request on the proxy's hot path.
 const NOTHING_SUPPLIED: ReadonlySet<string> = new Set();
-const NEVER_FORWARDED: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release']);
 
 /** Split a request target into path and raw query; absolute-form is accepted, a fragment is not. */
 export function parseTarget(raw: string): { path: string; query: string } {
@@ -68,10 +67,12 @@ const clip = (s: string) => (s.length > 64 ? `${s.slice(0, 64)}…` : s);
 export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
   const { req } = ex;
   const method = req.method === 'HEAD' ? 'GET' : req.method!; // HEAD answers every GET route (RFC 9110 §9.3.2)
-  const route = p.table.served.get(`${method} ${path}`);
+  const hit = p.table.match(method, path);
   const origin = req.headers.origin;
-  if (route) {
+  if (hit) {
+    const route = hit.route;
     ex.route = route;
+    ex.pathParams = hit.pathParams;
     ex.view = route.view;
     ex.own = ownHeaders(p.cors, origin, route.view, route);
     ex.own['x-request-id'] = ex.id;
@@ -92,7 +93,7 @@ export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
 }
 
 function preflight(p: Program, ex: Exchange, path: string, origin: string): false {
-  const known = (p.table.known.get(path) ?? []).filter((r) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated');
+  const known = p.table.lives(path).filter((r) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated');
   const view = known[0]?.view ?? ownerOf(p.table, path);
   const methods = known.map((r) => r.endpoint.endpoint.method);
   if (methods.includes('GET')) methods.push('HEAD');
@@ -111,10 +112,11 @@ export function admit(p: Program, state: RequestState): void {
 }
 
 /** Parameters of the query string (and of a form body), checked at the pin. */
-export function checkParameters(p: Program, state: RequestState, query: string): void {
+export function checkParameters(p: Program, state: RequestState, query: string, pathParams?: Readonly<Record<string, string>> | null): void {
   const values = new ParamBag(); // query keys such as __proto__ are ordinary names
   state.params = values; // as checked: coerced in place to their schema types by checkParams
   const repeatable = repeatableParams(p.paramAjv, state.route.params);
+  if (pathParams) for (const k in pathParams) values[k] = pathParams[k]; // checked by the same schemas as query text
   collect(values, query, state.route, repeatable);
   if (state.body.length && FORM_TYPE.test(state.headers['content-type'] ?? '')) {
     collect(values, state.body.toString('utf8'), state.route, repeatable); // the exchange signs and reads query + body as one set
@@ -145,12 +147,12 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   const stopping = p.handOver.refusal(req.method); // routed first: the refusal is in the service's envelope
   if (stopping) throw stopping;
   const route = ex.route!;
-  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: NOTHING_SUPPLIED, drop: NEVER_FORWARDED, own: ex.own, params: {} };
+  const state: RequestState = { route, url: req.url!, headers: req.headers, body: EMPTY, supplied: NOTHING_SUPPLIED, drop: route.profile.drop, own: ex.own, params: {} };
   if (state.url.charCodeAt(0) !== 47) state.url = query ? `${path}?${query}` : path; // absolute-form: forward origin-form
   admit(p, state);
   if (hasBody(req)) state.body = await readBody(req, p.bodyLimit);
   ex.bodyRead = true;
-  checkParameters(p, state, query);
+  checkParameters(p, state, query, ex.pathParams);
   const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
   if (p.migrate !== null) {
     const plan = p.migrate.planOf(route);

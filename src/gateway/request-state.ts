@@ -17,6 +17,8 @@ export interface RequestState {
   supplied: ReadonlySet<string>;
   /** Request headers never to forward: the gateway's own Authorization (client tokens) and release header. */
   drop: ReadonlySet<string>;
+  /** Request headers the gateway sets upstream (a credential it holds for the service), over the client's. */
+  set?: Record<string, string>;
   /** Headers the gateway adds to the answer (a hook may add its own, e.g. remaining quota). */
   own: Record<string, string>;
   /** The parameters as checked (query and form, coerced to their schema types), for hooks that depend on them (e.g. a request's weight). */

@@ -66,6 +66,10 @@ export interface Exchange {
   /** The service answering (owner of the path when no route matched). */
   view?: ReleaseView;
   route?: Route;
+  /** The /@<release> prefix the request came with ('' or undefined: none), for URLs that point back at the gateway. */
+  releasePrefix?: string;
+  /** The values of the route's path parameters by name (empty for a static path). */
+  pathParams?: Readonly<Record<string, string>> | null;
   own: Record<string, string>;
   cancellation: Cancellation;
   /** The request body has been read whole (a deadline before that is the client's fault: 408). */

@@ -36,6 +36,8 @@ export interface UpstreamRequest {
   drop?: ReadonlySet<string>;
   /** Headers to set after filtering (X-Forwarded-For, Forwarded). */
   add?: Record<string, string>;
+  /** Changes the answer's end-to-end headers before they reach the client (e.g. Link URLs that point back at the gateway). */
+  answerHeaders?(headers: Record<string, string | string[] | number>): void;
   /** Told the final status and headers as the upstream sent them, before anything reaches the client. */
   onAnswer?(status: number, headers: IncomingHttpHeaders): void;
   /** Rewrites the whole answer body before it is sent (the answer is then buffered, up to `rewriteLimit`). */
@@ -191,6 +193,7 @@ class Answer implements Dispatcher.DispatchHandler {
     this.status = statusCode;
     this.req.onAnswer?.(statusCode, upstreamHeaders as IncomingHttpHeaders);
     const out: Record<string, string | string[] | number> = (this.out = dropHopByHop(upstreamHeaders as IncomingHttpHeaders));
+    this.req.answerHeaders?.(out);
     mergeOwn(out, this.own);
     const length = Number(upstreamHeaders['content-length'] ?? NaN);
     if (this.req.method === 'HEAD') {

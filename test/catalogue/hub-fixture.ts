@@ -11,10 +11,10 @@ export const GOOD = `module: issues
 endpoints:
   - method: GET
     path: /repos/{owner}/{repo}/issues/{issue_number}
-    parameters:
-      - { name: owner, in: path }
-      - { name: repo, in: path }
+    parameters: # not in path order: pathParameters and the export put them in it
       - { name: issue_number, in: path, required: true, schema: { type: integer, minimum: 1 } }
+      - { name: repo, in: path }
+      - { name: owner, in: path }
   - method: GET
     path: /repos/{owner}/{repo}/issues/comments
     parameters: [{ name: repo, in: path }, { name: owner, in: path }]

@@ -1,5 +1,6 @@
 // import-openapi into an empty service folder writes service.yaml and endpoints that pass the
-// loader's checks as they are: the real exchange OpenAPI, and a small spec with request bodies.
+// loader's checks as they are: the real exchange OpenAPI, and a small spec with request bodies and
+// a path template.
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
@@ -12,13 +13,14 @@ import { importOpenApi } from '../../tools/catalogue-import/import-openapi.js';
 import { ROOT } from '../support/processes.js';
 import { dataFile } from '../helpers/seed.js';
 import { tempDir } from '../support/temp.js';
+import { copySchema } from '../helpers/import-folder.js';
 
 const test = suite('import-openapi into an empty folder');
 
 /** An empty catalogue (schema only) with an empty service folder named `id`. */
 function emptyCatalogue(id: string): { dir: string; serviceDir: string } {
   const dir = tempDir('cat-import-');
-  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
+  copySchema(dir);
   mkdirSync(join(dir, id));
   return { dir, serviceDir: join(dir, id) };
 }
@@ -66,6 +68,7 @@ const PETS = {
   servers: [{ url: 'https://pets.example/v2/' }],
   components: {
     securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } },
+    parameters: { id: { name: 'id', in: 'path', required: true, schema: { type: 'string' } } },
     schemas: {
       Pet: {
         type: 'object', required: ['name'],
@@ -84,8 +87,14 @@ const PETS = {
       get: { tags: ['Pets'], parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', maximum: 100 } }, { name: 'sid', in: 'cookie' }] },
       post: {
         tags: ['Pets'], summary: 'Add a pet', security: [{ key: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, description: ' Its name. ' }, tag: { type: 'string', nullable: true } } } } },
+        },
       },
+    },
+    '/pets/batch': {
+      post: { tags: ['Pets'], requestBody: { content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } } } } },
     },
     '/pets/search': {
       post: {
@@ -94,18 +103,19 @@ const PETS = {
       },
     },
     '/pets/photo': { put: { tags: ['Pets'], requestBody: { content: { 'image/png': {} } } } },
-    '/pets/{id}': { get: { tags: ['Pets'], parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } },
+    '/pets/{id}': { get: { tags: ['Pets'], parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }] } },
+    '/pets/{id}/files/{file}': { get: { tags: ['Pets'], parameters: [{ $ref: '#/components/parameters/id' }, { name: 'file', in: 'path', required: true, 'x-multi-segment': true, schema: { type: 'string' } }] } },
   },
 };
 
-test('request bodies: JSON as body: (with $defs), form fields as parameters; path templates reported', () => {
+test('request bodies: an object\'s fields as in: body parameters, another JSON body as body: (with $defs), form fields as parameters; path parameters', () => {
   const { dir, serviceDir } = emptyCatalogue('pets');
   try {
     const spec = join(dir, 'pets.json');
     writeFileSync(spec, JSON.stringify(PETS));
     const r = importOpenApi(spec, serviceDir);
-    assert.equal(r.added.sort(), ['GET /v2/pets', 'POST /v2/pets', 'POST /v2/pets/search', 'PUT /v2/pets/photo']);
-    assert.equal(r.skipped, ['GET /v2/pets/{id}: path template: catalogue paths are static (the gateway routes by exact path), so it is not imported']);
+    assert.equal(r.added.sort(), ['GET /v2/pets', 'GET /v2/pets/{id}', 'GET /v2/pets/{id}/files/{file}', 'POST /v2/pets', 'POST /v2/pets/batch', 'POST /v2/pets/search', 'PUT /v2/pets/photo']);
+    assert.equal(r.skipped, []);
     assert.ok(r.warnings.some((w) => /^PUT \/v2\/pets\/photo: request body of type image\/png not imported/.test(w)), r.warnings.join('\n'));
     assert.ok(r.warnings.some((w) => /^GET \/v2\/pets: cookie parameter sid not imported/.test(w)), r.warnings.join('\n'));
 
@@ -114,14 +124,24 @@ test('request bodies: JSON as body: (with $defs), form fields as parameters; pat
     assert.is(svc.apiKeyHeader, 'X-Key');
     const add = svc.endpoints.find((e) => e.key === 'POST /v2/pets')!;
     assert.is(add.security[0].scheme, 'API_KEY');
-    const pet = (add.body!.$defs as Record<string, any>).Pet;
+    assert.is(add.body, undefined);
+    assert.equal(add.parameters.map((p) => [p.name, p.in, p.required, p.description ?? null, p.schema]), [
+      ['name', 'body', true, 'Its name.', { type: 'string', minLength: 1 }], ['tag', 'body', false, null, { type: ['string', 'null'] }],
+    ]);
+    const batch = svc.endpoints.find((e) => e.key === 'POST /v2/pets/batch')!;
+    const pet = (batch.body!.$defs as Record<string, any>).Pet;
     assert.equal(pet.properties.tag.type, ['string', 'null']);
     assert.equal(pet.properties.born, { type: 'string' }, 'format and x- keywords left out');
     assert.equal(pet.properties.weight, { type: 'number', exclusiveMinimum: 0 });
-    const validate = createBodyAjv().compile(bodySchema(svc, add)!);
-    assert.ok(validate({ name: 'Rex', tag: null, parent: { name: 'Max' } }), JSON.stringify(validate.errors));
-    assert.not.ok(validate({ tag: 'x' }), 'name is required');
-    assert.not.ok(validate({ name: 'Rex', parent: { name: '' } }), 'the recursive reference is checked');
+    const validate = createBodyAjv().compile(bodySchema(svc, batch)!);
+    assert.ok(validate([{ name: 'Rex', tag: null, parent: { name: 'Max' } }]), JSON.stringify(validate.errors));
+    assert.not.ok(validate([{ tag: 'x' }]), 'name is required');
+    assert.not.ok(validate([{ name: 'Rex', parent: { name: '' } }]), 'the recursive reference is checked');
+
+    const one = svc.endpoints.find((e) => e.key === 'GET /v2/pets/{id}')!;
+    assert.equal(one.parameters.map((p) => [p.name, p.in, p.required, p.schema]), [['id', 'path', true, { type: 'string', pattern: '^[0-9]+$' }]]);
+    const files = parse(readFileSync(join(serviceDir, 'endpoints/pets.yaml'), 'utf8')).endpoints.find((e: { path: string }) => e.path === '/v2/pets/{id}/files/{file}');
+    assert.equal(files.parameters.map((p: Record<string, unknown>) => [p.name, p.in, p.multiSegment ?? false]), [['id', 'path', false], ['file', 'path', true]]);
 
     const search = svc.endpoints.find((e) => e.key === 'POST /v2/pets/search')!;
     assert.equal(search.parameters.map((p) => [p.name, p.in, p.required, p.schema]), [['q', 'query', true, { type: 'string' }], ['page', 'query', false, { type: 'integer', minimum: 1 }]]);
@@ -131,6 +151,22 @@ test('request bodies: JSON as body: (with $defs), form fields as parameters; pat
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a body field that refers to a named schema: the schema goes to service.yaml schemas:, the field refers to #/$defs/<Name>', () => {
+  const { dir, serviceDir } = emptyCatalogue('pets');
+  const spec = join(dir, 'owners.json');
+  const owners = {
+    ...PETS, paths: { '/owners': { post: { tags: ['Owners'], requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { pet: { $ref: '#/components/schemas/Pet' } } } } } } } } },
+  };
+  writeFileSync(spec, JSON.stringify(owners));
+  importOpenApi(spec, serviceDir);
+  const service = parse(readFileSync(join(serviceDir, 'service.yaml'), 'utf8'));
+  assert.equal(Object.keys(service.schemas), ['Pet']);
+  assert.equal(service.schemas.Pet.properties.parent, { $ref: '#/$defs/Pet' });
+  const entry = parse(readFileSync(join(serviceDir, 'endpoints/owners.yaml'), 'utf8')).endpoints[0];
+  assert.equal(entry.parameters, [{ name: 'pet', in: 'body', schema: { $ref: '#/$defs/Pet' } }]);
+  assert.is(entry.body, undefined);
 });
 
 test.run();

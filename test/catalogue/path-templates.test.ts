@@ -24,13 +24,13 @@ test('a catalogue of templates loads without a warning; the more specific templa
   });
 });
 
-test('an endpoint at a release: path parameters in path order, body fields apart from the query parameters', () => {
+test('an endpoint at a release: every parameter, and apart the path parameters in path order and the body fields alive there', () => {
   withCatalogue(GOOD, (dir) => {
     const comments = endpointAt(dir, 'r1', 'GET /repos/{owner}/{repo}/issues/comments');
     assert.equal(comments.pathParameters.map((p) => p.name), ['owner', 'repo'], 'in the order of the path, not of the YAML');
     assert.ok(comments.pathParameters.every((p) => p.required && p.in === 'path'));
     const at = (r: string) => endpointAt(dir, r, 'POST /repos/{owner}/{repo}/issues');
-    assert.equal(at('r1').parameters.map((p) => `${p.in} ${p.name}`), ['query per_page']);
+    assert.equal(at('r1').parameters.map((p) => `${p.in} ${p.name}`), ['path owner', 'path repo', 'body title', 'body labels', 'body assignee', 'query per_page', 'body per_page'], 'every kind, as written');
     assert.equal(at('r1').bodyParameters.map((p) => p.name), ['title', 'labels', 'assignee', 'per_page']);
     assert.equal(at('r3').bodyParameters.map((p) => p.name), ['title', 'labels', 'assignees', 'per_page']);
     assert.is(at('r3').knownBodyParameters.length, 5);

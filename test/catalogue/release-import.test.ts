@@ -3,7 +3,7 @@
 // into an empty folder agree with a structural comparison of the documents made here, with the diff
 // tool and with the gateway; a small description covers deprecation, replacements, templated paths
 // and enum values; today's method table goes into a copy of the exchange catalogue.
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { suite } from '../support/uvu.js';
@@ -18,6 +18,7 @@ import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream } from '../support/processes.js';
 import { runTool } from '../support/tools.js';
 import { tempDir } from '../support/temp.js';
+import { emptyCatalogue, folderBytes as snapshot } from '../helpers/import-folder.js';
 
 const test = suite('release import');
 
@@ -26,23 +27,6 @@ const SPOT = [
   { id: '1.21.0', date: '2024-06-06', file: 'data/binance-api-swagger/spot_api-v1.21.0.yaml' },
   { id: '1.22.0', date: '2024-10-08', file: 'data/binance-spot-api-openapi-v1.22.0.yaml' },
 ];
-
-/** A catalogue folder with the schema and an empty service folder `id`. */
-function emptyCatalogue(id: string): { dir: string; serviceDir: string } {
-  const dir = tempDir('release-import-');
-  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
-  mkdirSync(join(dir, id));
-  return { dir, serviceDir: join(dir, id) };
-}
-
-/** Every file of a folder with its bytes. */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) out.set(join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name), 'latin1'));
-  }
-  return out;
-}
 
 // --- an independent reading of an OpenAPI document: operations, parameters, enum values, flags ---
 
@@ -216,7 +200,7 @@ const v = (over: (d: any) => void) => {
     components: { parameters: { kind: { name: 'kind', in: 'query', schema: { type: 'string', enum: ['A', 'B'] } } } },
     paths: {
       '/v1/items': { parameters: [{ name: 'region', in: 'query', schema: { type: 'string', enum: ['EU', 'US'] } }], get: { tags: ['Items'], parameters: [{ $ref: '#/components/parameters/kind' }] } },
-      '/v1/items/{id}': { get: { tags: ['Items'] } },
+      '/v1/items/{id}': { get: { tags: ['Items'], parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }] } },
       '/v1/old': { get: { tags: ['Items'], parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }] } },
       '/v1/legacy': { post: { tags: ['Items'], parameters: [{ name: 'x', in: 'query', schema: { type: 'integer' } }] } },
     },
@@ -252,8 +236,8 @@ test('deprecation, a replacement moved to, enum values, templated paths; lint af
     assert.is(lint.status, 0, lint.stdout + lint.stderr);
     return r;
   });
-  assert.equal(reports[0].added, ['GET /v1/items', 'GET /v1/old', 'POST /v1/legacy']);
-  assert.equal(reports[0].skipped, ['GET /v1/items/{id}: path template: catalogue paths are static (the gateway routes by exact path), so it is not imported']);
+  assert.equal(reports[0].added, ['GET /v1/items', 'GET /v1/items/{id}', 'GET /v1/old', 'POST /v1/legacy']);
+  assert.equal(reports[0].skipped, []);
   assert.equal(reports[1].added, ['GET /v1/new', 'enum Kind C', 'param GET /v1/items limit']);
   assert.equal(reports[1].removed, ['POST /v1/legacy', 'enum Region US']);
   assert.equal(reports[1].deprecated, ['GET /v1/old', 'param GET /v1/items limit']);
@@ -263,6 +247,8 @@ test('deprecation, a replacement moved to, enum values, templated paths; lint af
   assert.is(reports[2].source, 'openapi items-3.json (version 3)');
 
   const svc = loadCatalogue(dir, { modelCache: false }).catalogue.services[0];
+  const one = svc.endpoints.find((e) => e.key === 'GET /v1/items/{id}')!;
+  assert.equal(one.parameters.map((p) => [p.name, p.in, p.required, p.schema]), [['id', 'path', true, { type: 'integer' }]]);
   const old = svc.endpoints.find((e) => e.key === 'GET /v1/old')!;
   assert.equal([old.deprecated, old.removed, old.replacement], ['2.0', '3.0', 'GET /v1/new']);
   assert.equal(svc.enums.Kind.values.map((x) => [x.value, x.added ?? null, x.removed ?? null]), [['A', null, null], ['B', null, null], ['C', '2.0', null]]);

@@ -87,6 +87,23 @@ test('the gateway container: flags the gateway accepts, probes on its health rou
   assert.is(pod.securityContext.runAsNonRoot, true);
 });
 
+test('the TLS overlay: certificate and key from a Secret mounted read-only, flags the gateway accepts, probes on the plain health port', () => {
+  const base = docs.find(({ doc: d }) => d.kind === 'Deployment' && d.spec?.selector)!.doc.spec.template.spec.containers.find((x: { name: string }) => x.name === 'gateway');
+  const { doc } = docs.find(({ file, doc: d }) => file.includes('overlays/tls') && d.kind === 'Deployment')!;
+  const pod = doc.spec.template.spec;
+  const c = pod.containers.find((x: { name: string }) => x.name === 'gateway');
+  const env = Object.fromEntries((c.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value]));
+  const cfg = readConfig(base.args, env);
+  const mount = c.volumeMounts.find((m: { name: string }) => m.name === 'tls');
+  assert.ok(mount.readOnly);
+  assert.ok(cfg.tlsCert!.startsWith(`${mount.mountPath}/`) && cfg.tlsKey!.startsWith(`${mount.mountPath}/`), 'both files from the mounted Secret');
+  assert.is(pod.volumes.find((v: { name: string }) => v.name === 'tls').secret.secretName, 'catalogue-gateway-tls');
+  const probes = c.ports.find((p: { name: string }) => p.name === 'probes');
+  assert.is(probes.containerPort, cfg.healthPort);
+  assert.is(c.readinessProbe.httpGet.port, 'probes');
+  assert.is(c.livenessProbe.httpGet.port, 'probes');
+});
+
 test('the Dockerfile lints clean and runs the gateway as a non-root user from a slim stage', () => {
   const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
   const { validate } = require('dockerfile-utils') as { validate(t: string): { message: string; range: { start: { line: number } } }[] };

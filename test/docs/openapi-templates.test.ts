@@ -20,6 +20,15 @@ endpoints:
   - method: DELETE
     path: /repos/{o}/{r}/issues/{n}
     parameters: [{ name: o, in: path }, { name: r, in: path }, { name: n, in: path, schema: { type: integer } }]
+  - method: PUT
+    path: /labels/{name}
+    parameters: [{ name: name, in: path }]
+    body:
+      type: object
+      properties: { label: { $ref: '#/$defs/Label' }, color: { $ref: '#/$defs/Color' } }
+      $defs:
+        Label: { type: string, maxLength: 100 }
+        Color: { type: string, pattern: '^[0-9a-f]{6}$' }
 `;
 
 const exportAt = (release: string): Json => withCatalogue(GOOD, (dir) => {
@@ -57,6 +66,15 @@ test('body fields alive at the release are one JSON object request body, $refs t
   assert.is(body.$defs, undefined, 'the service schemas are components, not copied into the body');
   assert.equal(r1.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name), ['per_page']);
   assert.equal(Object.keys(at('r3').requestBody.content['application/json'].schema.properties), ['title', 'labels', 'assignees', 'per_page']);
+});
+
+test("a body's own $defs become components; a name the service's schemas hold for another schema gets a suffix", () => {
+  const doc = exportAt('r3');
+  const body = doc.paths['/labels/{name}'].put.requestBody.content['application/json'].schema;
+  assert.equal(body.properties, { label: { $ref: '#/components/schemas/Label-2' }, color: { $ref: '#/components/schemas/Color' } });
+  assert.is(body.$defs, undefined);
+  assert.equal(doc.components.schemas.Label, { type: 'string', maxLength: 5 }, "the service's own Label");
+  assert.equal(doc.components.schemas['Label-2'], { type: 'string', maxLength: 100 });
 });
 
 test('swagger-parser and redocly (recommended) accept the export at every release', async () => {

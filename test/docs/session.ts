@@ -5,15 +5,16 @@
 // process instead, with the same code the commands run:
 //   npm start -- <flags> / node dist/src/cli.cjs <flags>   the gateway (src/server.ts), on a free port
 //   node dist/test/support/exchange-upstream.js '<keys>' <port>   the exchange stand-in, on a free port
-//   npm run catalogue|diff|changelog -- <args>   the tool's command (test/support/tools.ts)
+//   npm run catalogue|diff|changelog -- <args>   the tool's command (test/support/tools.ts), but for
+//                                               catalogue drift (it calls a gateway of this process)
 //   npm run settings-table                      the table src/settings-doc.ts renders
 // A gateway started without --upstream gets a stand-in of its own (tests never reach the exchange);
 // gateways and tools read the folder's copy of the catalogue, not the checkout's.
 // Ports the page names (8080, 9000, …) are mapped to the real ones in every later command. Any
-// other command runs in `sh` (curl, cat, keygen through a small `npm run` shim), in the folder.
+// other command runs in `sh` (curl, cat, keygen and catalogue drift through a small `npm run` shim), in the folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
@@ -41,10 +42,14 @@ const SHIM = `npm() {
   __s=$1; shift; [ "$1" = -- ] && shift
   case $__s in
     keygen) node "$__ROOT/dist/tools/keygen.js" "$@" ;;
+    catalogue) node "$__ROOT/dist/tools/catalogue.js" "$@" ;;
     *) echo "npm run $__s: the docs test does not run it; mark the block <!-- not run: <reason> --> or teach test/docs/session.ts" >&2; return 127 ;;
   esac
 }
 `;
+
+/** Gateway flags whose value is a file. */
+const FILE_FLAGS = new Set(['--tls-cert', '--tls-key', '--tls-client-ca', '--tokens-file', '--config']);
 
 export class Session {
   readonly dir: string;
@@ -89,9 +94,11 @@ export class Session {
       }
       return { output: '', status: 0 };
     }
-    if (/^node dist\/test\/support\/exchange-upstream\.js\b/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
+    // (Its --help runs as a command: it prints and exits.)
+    if (/^node dist\/test\/support\/exchange-upstream\.js\b(?!\s+(?:--help|-h)\b)/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
     const tool = /^npm run(?: -s)? (catalogue|diff|changelog|settings-table)\b(?: --)?(.*)$/s.exec(cmd);
-    if (tool) {
+    // catalogue drift reads a gateway of this process over HTTP, and needs no catalogue: it runs in sh.
+    if (tool && !/^\s*drift\b/.test(tool[2])) {
       if (tool[1] === 'settings-table') return { output: readmeTable(), status: 0 };
       const name: ToolName = tool[1] === 'diff' ? 'diff-releases' : (tool[1] as ToolName);
       // The tools' default catalogue is the checkout's own (found from their module): point them at the copy.
@@ -123,7 +130,11 @@ export class Session {
     const flags = words[0] === 'npm' ? words.slice(words[2] === '--' ? 3 : 2) : words.slice(2);
     const at = flags.indexOf('--port');
     const port = at >= 0 ? flags.splice(at, 2)[1] : '8080';
+    const healthAt = flags.indexOf('--health-port'); // the probes' port is mapped like --port
+    const healthPort = healthAt >= 0 ? flags.splice(healthAt, 2)[1] : undefined;
     if (this.ports.has(port)) return { output: `error: port ${port} is already in use (EADDRINUSE)`, status: 1 };
+    // Files a page names are in the session's folder, where its shell commands made them.
+    for (let i = 0; i < flags.length - 1; i++) if (FILE_FLAGS.has(flags[i]) && !isAbsolute(flags[i + 1])) flags[i + 1] = join(this.dir, flags[i + 1]);
     const upstream: string[] = [];
     if (!flags.some((f) => f.startsWith('--upstream') && !f.startsWith('--upstream-release'))) {
       this.ownUpstream ??= await startUpstream();
@@ -131,15 +142,16 @@ export class Session {
     }
     let running: RunningGateway;
     try {
-      const config = readConfig(['--port', '0', '--catalogue', join(this.dir, 'catalogue'), ...upstream, ...flags], env);
+      const config = readConfig(['--port', '0', ...(healthPort ? ['--health-port', '0'] : []), '--catalogue', join(this.dir, 'catalogue'), ...upstream, ...flags], env);
       running = await startGateway(config, { logger: createLogger('silent') });
     } catch (e) {
       // As the CLI prints it (src/cli.ts).
       return e instanceof UsageError ? { output: `error: ${e.message} (see --help)`, status: 2 } : { output: `error: ${(e as Error).message}`, status: 1 };
     }
     this.ports.set(port, new URL(running.url).port);
+    if (healthPort) this.ports.set(healthPort, new URL(running.healthUrl!).port);
     this.jobs.push({ kind: 'gateway', port, gateway: running, stop: () => running.close(0, 0) });
-    return { output: `listening on http://127.0.0.1:${port}`, status: 0 };
+    return { output: `listening on ${new URL(running.url).protocol}//127.0.0.1:${port}`, status: 0 };
   }
 
   private sh(cmd: string): Promise<Ran> {

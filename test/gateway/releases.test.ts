@@ -161,7 +161,7 @@ test('releases share what does not change between them: endpoint states, compile
     assert.is(a.status, 400, a.body);
     assert.match(a.body, /algoId/);
   }
-  const validator = (s: typeof early) => (s.program.table.served.get(SUB_ORDERS)!.cache.get('params') as { validate: unknown }).validate;
+  const validator = (s: typeof early) => (s.program.table.byKey(SUB_ORDERS)!.cache.get('params') as { validate: unknown }).validate;
   assert.ok(validator(early) !== undefined && validator(early) === validator(late), 'identical schemas compile once');
   assert.ok(early.program.paramAjv === late.program.paramAjv, 'one ajv for every release');
 });

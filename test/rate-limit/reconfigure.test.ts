@@ -36,7 +36,7 @@ function withInterval(weight: number, interval: string): string {
 
 /** Charge one GET /api/v3/depth?limit=100 (weight 5) to the hooks of the views now: true if allowed. */
 function depth(rl: RateLimiting, views: ReturnType<typeof viewsOf>): boolean {
-  const route = buildRouteTable(views).served.get('GET /api/v3/depth')!;
+  const route = buildRouteTable(views).byKey('GET /api/v3/depth')!;
   const state: RequestState = { route, url: '/api/v3/depth?symbol=BTCUSDT&limit=100', headers: {}, body: Buffer.alloc(0), supplied: new Set(), drop: new Set(), own: {}, params: { symbol: 'BTCUSDT', limit: 100 } };
   try {
     for (const h of rl.hooks) void h.prepare?.(state);

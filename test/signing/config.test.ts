@@ -118,7 +118,7 @@ test('tokens file: YAML and JSON, hashed tokens, allow entries', () => {
   const json = join(dir, 'tokens.json');
   writeFileSync(json, JSON.stringify([{ name: 'j', hash: hashLine('abc').toUpperCase().replace('SHA256', 'sha256'), allow: ['GET,POST /api/v3/order'] }]));
   const [j] = readTokensFile(json);
-  assert.is(j.digest.toString('hex'), hashLine('abc').slice(7));
+  assert.is(j.digest!.toString('hex'), hashLine('abc').slice(7));
   assert.equal([...j.allow[0].methods!], ['GET', 'POST']);
   assert.equal([...j.rights], [], 'no rights unless given');
   // A token for admin actions alone (reload) needs no allow-list.
@@ -159,7 +159,7 @@ test('allow decisions against real catalogue routes (modules, methods, patterns)
   const { catalogue } = loadCatalogue();
   const view = resolveService(catalogue.services.find((s) => s.id === 'exchange')!, '3.12.0');
   const table = buildRouteTable([view]);
-  const route = (key: string): Route => table.served.get(key)!;
+  const route = (key: string): Route => table.byKey(key)!;
   const [trader, reader, margin] = readTokensFile(tokensFile);
   assert.ok(allows(trader, route('POST /api/v3/order')));
   assert.ok(allows(trader, route('GET /api/v3/account')));

@@ -1,10 +1,10 @@
-// A local stand-in for the exchange: it records every request and verifies signatures the way the
-// exchange does (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256 base64, Ed25519 base64) over the total
-// parameter string = query string (without signature) followed by the request body. Tests run it in
-// their own process (startUpstream in ./processes.ts); soaks as a process of its own, so that their
-// load does not slow it and its records are not in the heap they measure:
+// A local stand-in for the exchange (docs/stand-in.md): it records every request and verifies
+// signatures the way the exchange does (HMAC-SHA256 hex, RSA PKCS#1 v1.5 SHA-256 base64, Ed25519
+// base64) over the total parameter string = query string (without signature) followed by the request
+// body. Tests run it in their own process (startUpstream in ./processes.ts); soaks as a process of
+// its own, so that their load does not slow it and its records are not in the heap they measure:
 //   node dist/test/support/exchange-upstream.js '<keys json>' [port]   → prints "port <n>" (default: any free port)
-// keys: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }
+// keys: { "<apiKey>": { "hmac": "<secret>" } | { "publicKey": "<PEM>" } }; --help prints the usage.
 // The caller reads and clears `records` (a process of its own: GET /__records, POST /__reset).
 // Request headers shape the answer:
 // x-test-delay-ms delays it; x-test-status sets its status (any number, even an invalid one);
@@ -18,7 +18,8 @@
 // but signature, sorted, `name=value&…`), session.logon (Ed25519 keys only) then userDataStream.subscribe,
 // userDataStream.unsubscribe (one subscriptionId or all), session.subscriptions, session.status/logout;
 // events are sent wrapped, {"subscriptionId": n, "event": {…}}, on POST /__user-data/event (body: the
-// event), to every active subscription; GET /__user-data reports the active subscriptions and every
+// event), to every active subscription (with ?queue=1 to the next subscription made instead, for a
+// stream about to be opened); GET /__user-data reports the active subscriptions and every
 // frame received. Retired calls (REST /api/v3/userDataStream, userDataStream.start/ping/stop) answer
 // as unknown operations do (404; an error frame) and are recorded.
 // fixtures=<dir> (UPSTREAM_FIXTURES for a process of its own): a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
@@ -26,7 +27,7 @@
 // other request gets the usual {ok:true,…} echo.
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { join } from 'node:path';
 import { startedOn } from '../../src/cli/entry.js';
@@ -77,7 +78,14 @@ function verifySignature(keys: Record<string, Key>, apiKey: string | undefined, 
 export interface WsApiRecord { method: string; verified: boolean | null; params: Record<string, unknown> }
 
 /** The user-data side of the stand-in's websocket API. */
-export interface UserDataSide { frames: WsApiRecord[]; active(): number; emit(event: unknown): number; reset(): void; close(): void }
+export interface UserDataSide {
+  frames: WsApiRecord[];
+  active(): number;
+  /** Send an event to every active subscription (how many got it), or queue it for the next one made. */
+  emit(event: unknown, queue?: boolean): { sent: number; queued?: number };
+  reset(): void;
+  close(): void;
+}
 
 /** Verify a websocket-API signature (params sorted, every one but signature, `name=value&…`). */
 function verifyWsParams(keys: Record<string, Key>, params: Record<string, unknown>, only?: 'ed25519'): { ok: boolean; reason?: string } {
@@ -100,7 +108,15 @@ function verifyWsParams(keys: Record<string, Key>, params: Record<string, unknow
 function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
   const frames: WsApiRecord[] = [];
   const subs = new Map<WebSocket, Set<number>>();
+  /** Events queued for the next subscription made (POST /__user-data/event?queue=1). */
+  const queued: unknown[] = [];
   let nextId = 0;
+  /** A new subscription on `ws`, answered; then the queued events, sent to it. */
+  const subscribed = (ws: WebSocket, id: number, answer: () => void) => {
+    subs.get(ws)!.add(id);
+    answer();
+    for (const event of queued.splice(0)) ws.send(JSON.stringify({ subscriptionId: id, event }));
+  };
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== '/ws-api/v3') return socket.destroy();
@@ -124,8 +140,7 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
           case 'userDataStream.subscribe.signature': {
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
             const id = nextId++;
-            mine.add(id);
-            return answer(200, { result: { subscriptionId: id } });
+            return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
           }
           case 'session.logon':
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
@@ -140,9 +155,9 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
           case 'userDataStream.subscribe':
             if (!logon) return fail(401, -2015, 'Invalid API-key, IP, or permissions for action.');
             if (sessionSub !== undefined) return fail(400, -1000, 'Already subscribed.');
-            sessionSub = nextId++;
-            mine.add(sessionSub);
-            return answer(200, { result: { subscriptionId: sessionSub } });
+            const id = nextId++;
+            sessionSub = id;
+            return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
           case 'userDataStream.unsubscribe':
             if (params.subscriptionId === undefined) mine.clear();
             else mine.delete(Number(params.subscriptionId));
@@ -156,14 +171,28 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
   return {
     frames,
     active: () => [...subs.values()].reduce((n, s) => n + s.size, 0),
-    emit(event) {
+    emit(event, queue = false) {
+      if (queue) return { sent: 0, queued: queued.push(event) };
       let n = 0;
       for (const [ws, ids] of subs) for (const subscriptionId of ids) { ws.send(JSON.stringify({ subscriptionId, event })); n++; }
-      return n;
+      return { sent: n };
     },
-    reset: () => { frames.length = 0; },
+    reset: () => { frames.length = 0; queued.length = 0; },
     close: () => { for (const ws of wss.clients) ws.terminate(); },
   };
+}
+
+/** POST /__user-data/event[?queue=1]: the body is the event; the answer says how many got it (or how many wait). */
+function userDataEvent(res: ServerResponse, userData: UserDataSide, url: string, body: string): void {
+  res.setHeader('content-type', 'application/json');
+  let event: unknown;
+  try {
+    event = JSON.parse(body);
+  } catch {
+    res.statusCode = 400;
+    return void res.end(JSON.stringify({ error: 'the body must be the event, as JSON' }));
+  }
+  res.end(JSON.stringify(userData.emit(event, new URLSearchParams(url.split('?')[1] ?? '').get('queue') === '1')));
 }
 
 /** The stand-in's server (not listening yet) and the requests it has recorded. */
@@ -189,7 +218,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
         res.setHeader('content-type', 'application/json');
         return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
       }
-      if (url === '/__user-data/event') return res.end(JSON.stringify({ sent: userData.emit(JSON.parse(body)) }));
+      if (url === '/__user-data/event' || url.startsWith('/__user-data/event?')) return userDataEvent(res, userData, url, body);
       const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
       const v = verifySignature(keys, apiKey, url, body);
       const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
@@ -258,9 +287,53 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
   return { server, records, userData };
 }
 
+const USAGE = `usage: node dist/test/support/exchange-upstream.js ['<keys json>'] [port]
+A local stand-in for the exchange on 127.0.0.1; prints "port <n>" when it listens (port: default any free one).
+  keys   the API keys whose signatures it accepts: {"<apiKey>": {"hmac": "<secret>"} or {"publicKey": "<PEM>"}, …}
+         (publicKey: the SPKI PEM of an RSA or Ed25519 key, newlines written \\n; default: no keys)
+It answers REST calls with what it received, {"ok":true,"method":…,"url":…,"verified":true|false|null},
+and serves the websocket API's user-data subscriptions on /ws-api/v3.
+Test hooks: GET /__records, POST /__reset, GET /__user-data, POST /__user-data/event[?queue=1] (body: the event).
+UPSTREAM_FIXTURES=<dir>: canned answers, <dir>/<METHOD><path with / as _>.json. All of it: docs/stand-in.md.`;
+
+/** The keys argument, checked: every entry an HMAC secret or a public key node can read. */
+function readKeys(arg: string): Record<string, Key> {
+  let keys: unknown;
+  try {
+    keys = JSON.parse(arg);
+  } catch (e) {
+    throw new Error(`the keys argument is not JSON (${(e as Error).message}): give '{"<apiKey>": {"hmac": "<secret>"}}'`);
+  }
+  if (!keys || typeof keys !== 'object' || Array.isArray(keys)) throw new Error('the keys argument must be a JSON object: {"<apiKey>": {"hmac": "<secret>"} | {"publicKey": "<PEM>"}}');
+  for (const [name, key] of Object.entries(keys as Record<string, unknown>)) {
+    const k = key as Record<string, unknown> | null;
+    if (typeof k?.hmac === 'string') continue;
+    if (typeof k?.publicKey !== 'string') throw new Error(`key "${name}": give {"hmac": "<secret>"} or {"publicKey": "<PEM>"}`);
+    try { createPublicKey(k.publicKey); } catch (e) { throw new Error(`key "${name}": publicKey is not a PEM public key node can read (${(e as Error).message})`); }
+  }
+  return keys as Record<string, Key>;
+}
+
 if (startedOn(import.meta.url)) {
-  const { server } = exchangeUpstream(JSON.parse(process.argv[2] ?? '{}'), process.env.UPSTREAM_FIXTURES);
-  server.listen(Number(process.argv[3] ?? 0), '127.0.0.1', () => {
+  const [arg, port = '0'] = process.argv.slice(2);
+  if (arg === '--help' || arg === '-h') {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  let keys: Record<string, Key>;
+  try {
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new Error(`port "${port}" is not a port number (0-65535)`);
+    keys = readKeys(arg ?? '{}');
+  } catch (e) {
+    console.error(`error: ${(e as Error).message} (--help: usage)`);
+    process.exit(2);
+  }
+  const { server } = exchangeUpstream(keys, process.env.UPSTREAM_FIXTURES);
+  server.once('error', (e: NodeJS.ErrnoException) => {
+    console.error(`error: cannot listen on 127.0.0.1:${port} (${e.code ?? e.message})${e.code === 'EADDRINUSE' ? '; give another port, or 0 for any free one' : ''}`);
+    process.exit(1);
+  });
+  server.listen(Number(port), '127.0.0.1', () => {
     const addr = server.address();
     console.log(`port ${typeof addr === 'object' && addr ? addr.port : 0}`);
   });

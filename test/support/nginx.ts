@@ -23,12 +23,10 @@ export async function freePort(): Promise<number> {
 
 const NGINX = '/usr/sbin/nginx';
 
-export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
-  if (spawnSync(NGINX, ['-v']).error) throw new Error('nginx is not installed: apt-get install -y nginx-light (npm test installs it as root)');
-  const dir = tempDir('nginx-');
-  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
-  const port = await freePort();
-  const conf = `worker_processes 1;
+/** One worker in the foreground, its pid, log and temp folders (made here) under `dir`, no access log; the http block left open. */
+export function nginxPreamble(dir: string): string {
+  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d), { recursive: true });
+  return `worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
@@ -36,7 +34,14 @@ events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;`;
+}
+
+export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
+  if (spawnSync(NGINX, ['-v']).error) throw new Error('nginx is not installed: apt-get install -y nginx-light (npm test installs it as root)');
+  const dir = tempDir('nginx-');
+  const port = await freePort();
+  const conf = `${nginxPreamble(dir)}
   upstream gateways {
 ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=3 fail_timeout=1s;`).join('\n')}
   }

@@ -102,7 +102,7 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
     url: `http://127.0.0.1:${port}`,
     records: async () => JSON.parse(JSON.stringify(records)) as RecordedRequest[], // a copy, as the process's answer was
     userData: async () => JSON.parse(JSON.stringify({ active: userData.active(), frames: userData.frames })) as { active: number; frames: WsApiRecord[] },
-    emit: async (event) => userData.emit(event),
+    emit: async (event) => userData.emit(event).sent,
     reset: async () => { records.length = 0; userData.reset(); },
     stop: () => new Promise<void>((resolve) => {
       userData.close();
@@ -115,6 +115,6 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
 
 /** Start the gateway CLI (`node dist/src/cli.cjs`) and resolve with its URL; `nodeFlags` as for startProcess. */
 export async function startGatewayProcess(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags = NODE_FLAGS): Promise<Proc & { url: string }> {
-  const p = await startProcess(`${ROOT}dist/src/cli.cjs`, ['--port', '0', ...args], /listening on (http:\/\/\S+)/, env, 60_000, nodeFlags);
+  const p = await startProcess(`${ROOT}dist/src/cli.cjs`, ['--port', '0', ...args], /listening on (https?:\/\/\S+)/, env, 60_000, nodeFlags);
   return { ...p, url: p.match[1] };
 }

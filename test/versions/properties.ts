@@ -48,7 +48,7 @@ export function bridgedCases(): Case[] {
     for (const view of views) {
       const table = buildRouteTable([view]);
       for (const key of bridged) {
-        const route = table.served.get(key);
+        const route = table.byKey(key);
         const plan = route && migrations.planOf(route);
         if (route && plan && !plan.refusal) out.push({ service, release: view.release!.id, route, plan });
       }

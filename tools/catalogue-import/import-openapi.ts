@@ -9,11 +9,11 @@
 // Every operation whose "METHOD /path" is not yet in <serviceDir>/endpoints/*.yaml is appended to
 // endpoints/<module>.yaml (--module) or endpoints/<slug of its first OpenAPI tag>.yaml, with its
 // summary, security (SIGNED when it takes a `signature` parameter, API_KEY when an apiKey scheme is
-// required, else NONE), query/header parameters and form-body fields with their schema (type, enum,
-// minimum, maximum), a JSON request body as `body:` and `source: openapi <file>`. Parameters the
+// required, else NONE), path, query and header parameters and form-body fields with their schema
+// (type, enum, minimum, maximum, pattern), the fields of an object JSON body as `in: body` parameters
+// (another JSON body as `body:`) and `source: openapi <file>` (entry.ts). Parameters the
 // service adds by itself (service.yaml security.signedParameters on SIGNED endpoints,
-// commonParameters, the API-key header) are left out. Operations with path templates (/x/{id}) are
-// skipped and reported: catalogue paths are static, the gateway routes by exact path.
+// commonParameters, the API-key header) are left out.
 //
 // Existing YAML is never rewritten: new entries are appended to the `endpoints` list of the file
 // through the `yaml` Document API, so hand-written entries keep their order, comments and content.
@@ -23,7 +23,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join, resolve } from 'node:path';
 import { Document, isSeq, parse, parseDocument, YAMLSeq } from 'yaml';
 import { startedOn } from '../../src/cli/entry.js';
-import { bodyJsonSchema, catalogueSchema, operationSecurity, readOpenApi, slug, type OpenApiDocument, type OpenApiOperation } from './openapi.js';
+import { entryOf, serviceDefaults } from './entry.js';
+import { catalogueSchema, readOpenApi, slug, type OpenApiDocument } from './openapi.js';
 
 export interface ImportOptions {
   /** Put every new endpoint in endpoints/<module>.yaml instead of one file per OpenAPI tag. */
@@ -41,20 +42,6 @@ export interface ImportResult {
   warnings: string[];
   /** True when service.yaml was written (or would be, with dryRun). */
   createdService: boolean;
-}
-
-export interface ServiceDefaults {
-  signed: Set<string>;
-  common: { name: string; pathPrefix?: string }[];
-  apiKeyHeader?: string;
-}
-
-export function serviceDefaults(s: Record<string, any>): ServiceDefaults {
-  return {
-    signed: new Set((s.security?.signedParameters ?? []).map((p: { name: string }) => p.name)),
-    common: (s.commonParameters ?? []).map((p: { name: string; pathPrefix?: string }) => ({ name: p.name, pathPrefix: p.pathPrefix })),
-    apiKeyHeader: s.security?.apiKeyHeader,
-  };
 }
 
 /** "METHOD /path" of every endpoint already written in the service's endpoints/*.yaml. */
@@ -93,58 +80,6 @@ export function serviceFromOpenApi(spec: OpenApiDocument, id: string, specName: 
   return service;
 }
 
-/** The catalogue entry of one operation, or a reason to skip it; notes on what was not imported as written. */
-export function entryOf(
-  op: OpenApiOperation, spec: OpenApiDocument, specName: string, defaults: ServiceDefaults, prefix: string, notes: string[],
-): Record<string, unknown> | string {
-  if (/[{}]/.test(op.path)) return 'path template: catalogue paths are static (the gateway routes by exact path), so it is not imported';
-  let security = operationSecurity(op, spec.securitySchemes);
-  if (security !== 'NONE' && !defaults.apiKeyHeader) {
-    notes.push(`the OpenAPI operation needs ${security}, but service.yaml declares no security.apiKeyHeader for the gateway to check: imported as NONE`);
-    security = 'NONE';
-  }
-  const leaveOut = (name: string, where: string) =>
-    (security === 'SIGNED' && defaults.signed.has(name)) ||
-    defaults.common.some((c) => c.name === name && (!c.pathPrefix || (prefix + op.path).startsWith(c.pathPrefix))) ||
-    (where === 'header' && defaults.apiKeyHeader !== undefined && name.toLowerCase() === defaults.apiKeyHeader.toLowerCase());
-  const parameters: Record<string, unknown>[] = [];
-  const seen = new Set<string>();
-  const add = (name: string, where: 'query' | 'header', required: boolean | undefined, description: string | undefined, schema: Record<string, any> | undefined) => {
-    if (leaveOut(name, where) || seen.has(`${where} ${name}`)) return;
-    seen.add(`${where} ${name}`);
-    parameters.push({
-      name,
-      ...(where === 'header' ? { in: 'header' } : {}),
-      ...(required ? { required: true } : {}),
-      ...(description ? { description: description.trim() } : {}),
-      schema: catalogueSchema(schema),
-    });
-  };
-  for (const p of op.parameters) {
-    if (p.in === 'query' || p.in === 'header') add(p.name, p.in, p.required, p.description, p.schema);
-    else if (p.in !== 'path') notes.push(`${p.in} parameter ${p.name} not imported (the catalogue knows query, header and body)`);
-  }
-  let body: Record<string, unknown> | undefined;
-  const rb = op.requestBody;
-  if (rb) {
-    if (op.method === 'GET') notes.push('the OpenAPI GET operation has a request body, which a GET request cannot carry: not imported');
-    else if (/^application\/(.+\+)?json\b/.test(rb.contentType) && rb.schema) body = bodyJsonSchema(rb.schema, spec.schemas);
-    else if (rb.contentType.startsWith('application/x-www-form-urlencoded') && rb.schema) {
-      // Form fields travel with the query string (the gateway reads and checks both as one set).
-      const form = bodyJsonSchema(rb.schema, spec.schemas) as { properties?: Record<string, any>; required?: string[] };
-      for (const [name, schema] of Object.entries(form.properties ?? {})) add(name, 'query', form.required?.includes(name), schema?.description, schema);
-    } else notes.push(`request body of type ${rb.contentType || '(none)'} not imported: describe it under body: or parameters:`);
-  }
-  const entry: Record<string, unknown> = { method: op.method, path: prefix + op.path };
-  if (op.summary) entry.summary = op.summary.trim();
-  entry.source = `openapi ${specName}`;
-  if (notes.length) entry.note = notes.join('; ');
-  entry.security = security;
-  if (parameters.length) entry.parameters = parameters;
-  if (body) entry.body = body;
-  return entry;
-}
-
 /**
  * Append the OpenAPI operations that `serviceDir` does not have yet to its endpoints/*.yaml.
  * Existing entries are never overwritten or reordered.
@@ -165,6 +100,7 @@ export function importOpenApi(specFile: string, serviceDir: string, opts: Import
   // OpenAPI paths are relative to the server URL; a catalogue path is the whole request path.
   const prefix = serverPath(spec);
   const byFile = new Map<string, { module: string; entries: Record<string, unknown>[] }>();
+  const schemas: Record<string, unknown> = {};
   for (const op of spec.operations) {
     const key = `${op.method} ${prefix}${op.path}`;
     if (existing.has(key)) {
@@ -172,7 +108,7 @@ export function importOpenApi(specFile: string, serviceDir: string, opts: Import
       continue;
     }
     const notes: string[] = [];
-    const entry = entryOf(op, spec, specName, defaults, prefix, notes);
+    const entry = entryOf(op, spec, specName, defaults, prefix, { notes, schemas });
     warnings.push(...notes.map((n) => `${key}: ${n}`));
     if (typeof entry === 'string') {
       skipped.push(`${key}: ${entry}`);
@@ -185,6 +121,9 @@ export function importOpenApi(specFile: string, serviceDir: string, opts: Import
     existing.add(key);
     added.push(key);
   }
+  const missing = Object.keys(schemas).filter((n) => !service.schemas?.[n]);
+  if (createdService && missing.length) service.schemas = schemas;
+  else if (missing.length) warnings.push(`service.yaml: body fields refer to #/$defs/${missing.join(', #/$defs/')}, which its schemas: lacks: add them (existing service.yaml is not rewritten)`);
   if (!opts.dryRun) {
     const dir = join(serviceDir, 'endpoints');
     mkdirSync(dir, { recursive: true });

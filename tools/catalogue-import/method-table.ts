@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { inPaths, type DescOperation, type DescParameter, type Description } from './description.js';
-import { serviceDefaults } from './import-openapi.js';
+import { serviceDefaults } from './entry.js';
 import { slug } from './openapi.js';
 
 interface Row {
@@ -41,7 +41,7 @@ export function methodTableDescription(file: string, service: Record<string, any
   const label = `method table ${name}`;
   const defaults = serviceDefaults(service ?? {});
   const signing = defaults.signed.size ? defaults.signed : new Set(SIGNING);
-  const out: Description = { kind: 'method-table', file, label, operations: [], skipped: [], warnings: [], leftOut: 0 };
+  const out: Description = { kind: 'method-table', file, label, operations: [], skipped: [], warnings: [], leftOut: 0, schemas: {} };
   const seen = new Set<string>();
   for (const row of data.methods!) {
     const method = String(row.method).toUpperCase();

@@ -5,8 +5,9 @@ import { basename } from 'node:path';
 import { Document, isMap, type YAMLMap } from 'yaml';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
 import type { Endpoint, Parameter, Service, Span } from '../../src/catalogue/model.js';
+import { isTemplated, shapeOf } from '../../src/catalogue/path-template.js';
 import { CatalogueNodes, type Located, type ServiceFiles } from './catalogue-nodes.js';
-import type { DescOperation, DescParameter, Description } from './description.js';
+import { inPaths, type DescOperation, type DescParameter, type Description } from './description.js';
 import { schemaLine, serviceFromOpenApi } from './import-openapi.js';
 import { slug } from './openapi.js';
 
@@ -24,12 +25,16 @@ export interface ReleaseImportReport {
   dryRun: boolean;
   createdService: boolean;
   createdRelease: boolean;
-  /** "METHOD /path", "param METHOD /path name", "enum Name VALUE". */
+  /** "METHOD /path", "param METHOD /path name" (path, query, header), "field METHOD /path name" (JSON body), "enum Name VALUE". */
   added: string[];
   removed: string[];
   deprecated: string[];
   /** "param METHOD /path name": required in the catalogue, optional in the description: the entry ends and an optional one begins at the release. */
   optional: string[];
+  /** "field METHOD /path name": optional in the catalogue, required in the description: the entry ends and a required one begins at the release. */
+  required: string[];
+  /** "<item>: <type in the catalogue> → <type in the description>" (the catalogue's schema is kept). */
+  retyped: string[];
   /** "<item>: what the catalogue says and what the description says" (the catalogue's fact is kept). */
   differs: string[];
   /** "<item>: why it is not imported". */
@@ -74,7 +79,14 @@ export interface Positions {
   P: number;
   absent: AbsentPolicy;
   paths?: string[];
+  tags?: string[];
 }
+
+/** How an operation is matched across releases: method and template shape, so `{id}` → `{issue_id}` is one operation. */
+const identity = (method: string, path: string) => `${method} ${shapeOf(path)}`;
+/** A parameter's report item: `field` for a JSON body field, else `param`. */
+const itemOf = (key: string, p: { name: string; in: string }) => `${p.in === 'body' ? 'field' : 'param'} ${key} ${p.name}`;
+const typeOf = (schema: Record<string, unknown> | undefined) => JSON.stringify(schema?.type ?? 'string');
 
 export class Importer {
   readonly proposals: Proposal[] = [];
@@ -128,19 +140,19 @@ export class Importer {
   }
 
   run(): void {
-    const { opts, report } = this;
+    const { report } = this;
     const byKey = new Map<string, Endpoint[]>();
-    for (const e of this.service?.endpoints ?? []) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
+    for (const e of this.service?.endpoints ?? []) byKey.set(identity(e.method, e.path), [...(byKey.get(identity(e.method, e.path)) ?? []), e]);
     const described = new Set<string>();
     for (const op of this.desc.operations) {
-      described.add(op.key);
-      const lives = byKey.get(op.key) ?? [];
+      described.add(identity(op.method, op.path));
+      const lives = byKey.get(identity(op.method, op.path)) ?? [];
       const live = lives.find((e) => this.atP(e.span));
       if (!live) this.newOperation(op, lives);
       else this.keptOperation(op, live);
     }
     for (const e of this.service?.endpoints ?? []) {
-      if (!this.atP(e.span) || described.has(e.key) || !(!opts.paths?.length || opts.paths.some((p) => e.path.startsWith(p)))) continue;
+      if (!this.atP(e.span) || described.has(identity(e.method, e.path)) || !this.selected(e)) continue;
       this.absentItem(e.key, e.span, this.nodes!.endpoint(e), e.key, () => this.proposeRemoval(e));
     }
     this.enums();
@@ -149,6 +161,27 @@ export class Importer {
     report.added.sort();
     report.removed.sort();
     report.deprecated.sort();
+  }
+
+  /** A catalogue endpoint inside --paths and --tags (its endpoints file is named after its tag, as a new entry's is). */
+  private selected(e: Endpoint): boolean {
+    const { paths, tags } = this.opts;
+    return inPaths(e.path, paths) && (!tags?.length || tags.some((t) => slug(t) === basename(e.at.file).replace(/\.ya?ml$/, '')));
+  }
+
+  /** Named schemas the description's body fields refer to that service.yaml lacks: added; one that differs: reported, kept. */
+  addSchemas(serviceRaw: Record<string, any>): void {
+    const have = (serviceRaw.schemas ?? {}) as Record<string, unknown>;
+    const fresh = Object.entries(this.desc.schemas).filter(([name]) => !(name in have));
+    for (const [name, schema] of Object.entries(this.desc.schemas)) {
+      if (name in have && JSON.stringify(have[name]) !== JSON.stringify(schema)) this.report.differs.push(`schema ${name}: service.yaml's differs from ${this.label}'s`);
+    }
+    if (!fresh.length) return;
+    const file = this.files.get('service.yaml')!;
+    if (!isMap(file.doc.contents)) throw new Error('service.yaml: not a map');
+    const map = file.doc.get('schemas', true);
+    if (isMap(map)) file.addPairs(map as YAMLMap, fresh);
+    else file.addPairs(file.doc.contents, [['schemas', Object.fromEntries(fresh)]]);
   }
 
   // --- operations --------------------------------------------------------------------------------
@@ -189,8 +222,12 @@ export class Importer {
       report.skipped.push(`${op.key}: ${op.parametersNote}`);
       return;
     }
-    const own = e.parameters.filter((p) => !this.serviceLevel(p.name, p.in, e.path, security));
-    const described = op.parameters.filter((p) => !this.serviceLevel(p.name, p.in, e.path, security));
+    // Same shape, other names ({id} → {issue_id}): one operation; its path parameters are the catalogue's.
+    const renamed = e.path !== op.path;
+    if (renamed) report.differs.push(`${op.key}: path ${e.path} in the catalogue (the same operation: parameter names differ)`);
+    const compared = (where: string) => !renamed || where !== 'path';
+    const own = e.parameters.filter((p) => !this.serviceLevel(p.name, p.in, e.path, security) && compared(p.in));
+    const described = op.parameters.filter((p) => !this.serviceLevel(p.name, p.in, e.path, security) && compared(p.in));
     const names = new Set(described.map((p) => p.name));
     for (const dp of described) {
       const lives = own.filter((p) => p.name === dp.name);
@@ -200,14 +237,15 @@ export class Importer {
     }
     for (const p of own) {
       if (!this.atP(p.span) || names.has(p.name)) continue;
-      const item = `param ${op.key} ${p.name}`;
+      const item = itemOf(op.key, p);
       // A method table's client no longer sends it: still required, every call of that client would be refused.
       if (this.opts.absent === 'deprecate' && p.required) {
         this.absentRequired(e, item, p, own);
         continue;
       }
+      const what = p.in === 'body' ? 'body field' : 'parameter';
       this.absentItem(item, p.span, this.nodes!.parameter(p), op.key, () =>
-        this.propose(op.key, { release: this.opts.R, operation: op.key, parameter: p.name, reason: `parameter ${p.name} removed in ${this.label}; no replacement named`, source: this.label }));
+        this.propose(op.key, { release: this.opts.R, operation: op.key, parameter: p.name, reason: `${what} ${p.name} removed in ${this.label}; no replacement named`, source: this.label }));
     }
   }
 
@@ -243,7 +281,7 @@ export class Importer {
 
   private newParameter(op: DescOperation, e: Endpoint, dp: DescParameter, lives: Parameter[]): void {
     const { r, R } = this.opts;
-    const item = `param ${op.key} ${dp.name}`;
+    const item = itemOf(op.key, dp);
     this.report.added.push(item);
     if (dp.deprecated) this.report.deprecated.push(item);
     if (r >= 0 && lives.some((p) => p.span.added === r)) return;
@@ -252,36 +290,45 @@ export class Importer {
     entry.source = this.label;
     this.newParams.set(e, [...(this.newParams.get(e) ?? []), entry]);
     // Older requests lack a parameter that is now required: the upstream refuses them all.
-    if (dp.required && !this.declared(op.key, item)) {
-      this.propose(op.key, {
-        release: R, operation: op.key, replacement: `${op.key} with parameter ${dp.name} (required from ${R})`,
-        reason: `parameter ${dp.name} is required from ${R} (${this.label}); a request made at an older release does not send it`, source: this.label,
-      });
-    }
+    if (dp.required) this.proposeRequired(op, dp, item);
+  }
+
+  /** A parameter or body field required from the release: older requests lack it, so the operation is unbridgeable there. */
+  private proposeRequired(op: DescOperation, dp: DescParameter, item: string): void {
+    const { R } = this.opts;
+    if (this.declared(op.key, item)) return;
+    const what = dp.in === 'body' ? 'body field' : 'parameter';
+    this.propose(op.key, {
+      release: R, operation: op.key, replacement: `${op.key} with ${what} ${dp.name} (required from ${R})`,
+      reason: `${what} ${dp.name} is required from ${R} (${this.label}); a request made at an older release does not send it`, source: this.label,
+    });
   }
 
   private keptParameter(op: DescOperation, e: Endpoint, dp: DescParameter, p: Parameter, lives: Parameter[]): void {
     const { r, R } = this.opts;
-    const item = `param ${op.key} ${dp.name}`;
+    const item = itemOf(op.key, dp);
     const at = this.nodes!.parameter(p);
+    // A body field made required is split like a parameter made optional (the diff then says which).
+    const fieldRequired = dp.in === 'body' && p.in === 'body' && dp.required && !p.required;
     if (r >= 0 && p.span.removed === r) {
-      // An earlier run wrote this release's optional entry after the required one.
-      if (p.required && !dp.required && this.splitEarlier(p, lives)) this.report.optional.push(item);
+      // An earlier run wrote this release's entry after the one it ended.
+      if (p.required !== dp.required && (p.required || fieldRequired) && this.splitEarlier(p, lives, dp.required)) this.report[dp.required ? 'required' : 'optional'].push(item);
       else this.report.differs.push(`${item}: removed at ${R} in the catalogue; ${this.label} still has it`);
       return;
     }
     this.flagged(item, dp.deprecated, p.span, at);
+    if (dp.in !== p.in) this.report.differs.push(`${item}: in ${p.in} in the catalogue, in ${dp.in} in ${this.label}`);
     if (p.required && !dp.required) {
       this.report.optional.push(item);
-      this.becameOptional(e, at);
+      this.split(e, at);
+    } else if (fieldRequired) {
+      this.report.required.push(item);
+      this.split(e, at, `required from ${R}: ${this.label}`, { required: true });
+      this.proposeRequired(op, dp, item);
     }
     // Optional → required breaks every older request that leaves it out: a person decides (a change or unbridgeable entry).
     else if (dp.required !== p.required) this.report.differs.push(`${item}: ${p.required ? 'required' : 'optional'} in the catalogue, ${dp.required ? 'required' : 'optional'} in ${this.label}`);
-    if (dp.typed) {
-      const mine = String(p.schema.type ?? 'string');
-      const theirs = String(dp.entry.schema?.type ?? 'string');
-      if (mine !== theirs) this.report.differs.push(`${item}: type ${mine} in the catalogue, ${theirs} in ${this.label}`);
-    }
+    if (dp.typed && typeOf(p.schema) !== typeOf(dp.entry.schema)) this.report.retyped.push(`${item}: ${typeOf(p.schema)} → ${typeOf(dp.entry.schema)}`);
     const inline = Array.isArray(p.schema.enum) ? (p.schema.enum as unknown[]).map(String) : undefined;
     if (p.enum) this.useEnum(p.enum, { operation: op.key, parameter: dp.name, values: dp.values ?? null });
     else if (inline && dp.values && !sameSet(inline, dp.values)) this.report.differs.push(`${item}: values ${inline.join(',')} in the catalogue, ${dp.values.join(',')} in ${this.label}`);
@@ -290,15 +337,19 @@ export class Importer {
   }
 
   /**
-   * A required parameter the description makes optional. Nothing breaks (every older request sends
-   * it), so it is written: the required entry ends at the release and an optional entry with the same
-   * facts begins there (the diff reports "became optional").
+   * A parameter whose `required` changed, written as two lives: the entry ends at the release and one
+   * with the same facts begins there. A required parameter made optional breaks nothing (every older
+   * request sends it; the diff reports "became optional"); a body field made required comes with an
+   * unbridgeable proposal.
    */
-  private becameOptional(e: Endpoint, at: Located, why = `optional from ${this.opts.R}: ${this.label}`, stamps: Record<string, string> = {}): void {
+  private split(e: Endpoint, at: Located, why = `optional from ${this.opts.R}: ${this.label}`, stamps: Record<string, unknown> = {}): void {
     const { R } = this.opts;
     this.stamp(at, 'removed', why);
     const { name, required: _required, added: _added, deprecated: _deprecated, removed: _removed, replacement: _replacement, note: _note, source: _source, ...facts } = at.map.toJSON() as Record<string, unknown>;
-    this.newParams.set(e, [...(this.newParams.get(e) ?? []), { name, added: R, ...stamps, ...facts, source: this.label }]);
+    const required = stamps.required;
+    delete stamps.required;
+    const { in: where, ...rest } = facts;
+    this.newParams.set(e, [...(this.newParams.get(e) ?? []), { name, ...(where ? { in: where } : {}), ...(required ? { required } : {}), added: R, ...stamps, ...rest, source: this.label }]);
   }
 
   /**
@@ -309,13 +360,13 @@ export class Importer {
     const { R } = this.opts;
     this.report.deprecated.push(item);
     this.report.optional.push(item);
-    if (!this.splitEarlier(p, lives)) this.becameOptional(e, this.nodes!.parameter(p), `deprecated and optional from ${R}: absent from ${this.label}`, { deprecated: R });
+    if (!this.splitEarlier(p, lives)) this.split(e, this.nodes!.parameter(p), `deprecated and optional from ${R}: absent from ${this.label}`, { deprecated: R });
   }
 
-  /** An earlier run of this import already ended the required entry `p` at the release and began an optional one. */
-  private splitEarlier(p: Parameter, lives: Parameter[]): boolean {
+  /** An earlier run of this import already ended the entry `p` at the release and began one that is (not) `required`. */
+  private splitEarlier(p: Parameter, lives: Parameter[], required = false): boolean {
     const { r } = this.opts;
-    return r >= 0 && p.span.removed === r && lives.some((q) => q.name === p.name && q.span.added === r && !q.required);
+    return r >= 0 && p.span.removed === r && lives.some((q) => q.name === p.name && q.span.added === r && q.required === required);
   }
 
   /** Service-level parameters (signing, common, the API-key header) are the service's, not the endpoint's. */
@@ -347,9 +398,11 @@ export class Importer {
   }
 
   private enumNameFor(op: DescOperation, dp: DescParameter): string {
-    if (dp.ref) return pascal(dp.ref);
+    // A component's name, unless an inline list of this import took it first with other values.
+    const first = dp.ref ? this.newEnums.get(pascal(dp.ref)) : undefined;
+    if (dp.ref && (!first || sameSet(first.values, dp.values!))) return pascal(dp.ref);
     const taken = (n: string) => !!this.service?.enums[n] || this.newEnums.has(n);
-    const seg = pascal(op.path.split('/').filter((s) => s && !/^v\d+$/.test(s)).at(-1) ?? '');
+    const seg = pascal(op.path.split('/').filter((s) => s && !/^v\d+$/.test(s) && !isTemplated(s)).at(-1) ?? '');
     const candidates = [pascal(dp.name), seg + pascal(dp.name), pascal(op.method.toLowerCase()) + seg + pascal(dp.name)];
     const free = candidates.find((n) => !taken(n));
     if (free) return free;
@@ -424,13 +477,17 @@ export class Importer {
     at.file.addPairs(at.map, pairs, STAMP_AFTER[kind]);
   }
 
-  /** The module (endpoints file) of a new operation: that of the catalogue's endpoints nearest its path, else the description's. */
+  /**
+   * The module (endpoints file) of a new operation: that of the catalogue's endpoints nearest its
+   * path, else the description's. Only static segments count: every GitHub path under
+   * `/repos/{owner}/{repo}` would otherwise land in one file whatever its tag.
+   */
   private moduleFor(op: DescOperation): string {
     const segs = op.path.split('/');
     let best = { n: 2, module: op.module };
     for (const [other, module] of this.modulePaths) {
       let n = 0;
-      while (n < segs.length && n < other.length && segs[n] === other[n]) n++;
+      while (n < segs.length && n < other.length && segs[n] === other[n] && !isTemplated(segs[n])) n++;
       if (n - 1 > best.n) best = { n: n - 1, module };
     }
     this.modulePaths.push([segs, best.module]);
@@ -480,7 +537,7 @@ export class Importer {
   private declared(operation: string, item: string, parameter?: string): boolean {
     const { r } = this.opts;
     if (r < 0 || !this.service) return false;
-    const param = parameter ?? (item.startsWith('param ') ? item.split(' ').at(-1) : undefined);
+    const param = parameter ?? (/^(param|field) /.test(item) ? item.split(' ').at(-1) : undefined);
     const { changes, unbridgeable } = this.service.changes;
     if (changes.some((c) => c.index === r && c.operation === operation)) return true;
     return unbridgeable.some((u) => u.index === r && u.operation === operation && (!u.parameter || u.parameter === param));

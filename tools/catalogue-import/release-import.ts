@@ -29,7 +29,7 @@ import { CatalogueError, formatProblem, type Problem } from '../../src/catalogue
 import { releaseIdProblem } from '../../src/catalogue/release-id.js';
 import { cacheDirFrom } from '../../src/config.js';
 import { ServiceFiles } from './catalogue-nodes.js';
-import { openApiDescription } from './description.js';
+import { openApiDescription, type Description } from './description.js';
 import { serviceFromOpenApi, serviceText } from './import-openapi.js';
 import { isMethodTable, methodTableDescription } from './method-table.js';
 import { Importer, type AbsentPolicy, type Proposal, type ReleaseImportReport, type SourceKind } from './release-compare.js';
@@ -45,6 +45,8 @@ export interface ReleaseImportOptions {
   absent?: AbsentPolicy;
   /** Only operations whose path starts with one of these. */
   paths?: string[];
+  /** Only operations whose first OpenAPI tag is one of these (an endpoint of the catalogue: its endpoints file's name). */
+  tags?: string[];
   dryRun?: boolean;
 }
 
@@ -78,7 +80,8 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
   const from = opts.from ?? detectKind(sourceFile);
   const serviceRaw = existsSync(join(dir, 'service.yaml')) ? ((parse(readFileSync(join(dir, 'service.yaml'), 'utf8')) ?? {}) as Record<string, any>) : null;
   if (!serviceRaw && from !== 'openapi') throw new UsageError(`${dir} has no service.yaml: the first import of a service needs an OpenAPI description (or write service.yaml by hand)`);
-  const desc = from === 'openapi' ? openApiDescription(sourceFile, serviceRaw, opts.paths) : methodTableDescription(sourceFile, serviceRaw, opts.paths);
+  if (opts.tags?.length && from !== 'openapi') throw new UsageError('--tags selects by OpenAPI tag: a method table has none (use --paths)');
+  const desc = from === 'openapi' ? openApiDescription(sourceFile, serviceRaw, { paths: opts.paths, tags: opts.tags }) : methodTableDescription(sourceFile, serviceRaw, opts.paths);
   const service = serviceRaw ? loadService(root, basename(dir)) : null;
   if (service && !service.versioned && service.endpoints.length) throw new UsageError(`${dir} has endpoints but no releases.yaml: write its releases by hand before importing one`);
 
@@ -96,10 +99,11 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
   const report: ReleaseImportReport = {
     release: R, date: r >= 0 ? releases[r].date : opts.date!, previous: P >= 0 ? releases[P].id : null, source: desc.label, from, absent,
     dryRun: !!opts.dryRun, createdService: !serviceRaw, createdRelease: r < 0,
-    added: [], removed: [], deprecated: [], optional: [], differs: [], skipped: [...desc.skipped], proposed: [], leftOut: desc.leftOut, notes: [...desc.warnings], files: [],
+    added: [], removed: [], deprecated: [], optional: [], required: [], retyped: [], differs: [], skipped: [...desc.skipped], proposed: [], leftOut: desc.leftOut, notes: [...desc.warnings], files: [],
   };
-  const imp = new Importer(desc, service, serviceRaw ?? {}, files, { R, r, P, absent, paths: opts.paths }, report);
-  if (!serviceRaw) files.create('service.yaml', serviceText(serviceFromOpenApi(desc.openapi!, basename(dir), basename(sourceFile)), basename(sourceFile)));
+  const imp = new Importer(desc, service, serviceRaw ?? {}, files, { R, r, P, absent, paths: opts.paths, tags: opts.tags }, report);
+  if (!serviceRaw) files.create('service.yaml', serviceText(newService(desc, basename(dir), basename(sourceFile)), basename(sourceFile)));
+  else imp.addSchemas(serviceRaw);
   if (r < 0) imp.addRelease(opts.date!);
   imp.run();
   if (from === 'method-table' && absent === 'deprecate') {
@@ -131,6 +135,12 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
     }
   }
   return report;
+}
+
+/** service.yaml of a new service: from the OpenAPI document, with the named schemas its body fields refer to. */
+function newService(desc: Description, id: string, file: string): Record<string, unknown> {
+  const service = serviceFromOpenApi(desc.openapi!, id, file);
+  return Object.keys(desc.schemas).length ? { ...service, schemas: desc.schemas } : service;
 }
 
 function loadService(root: string, id: string): Service {

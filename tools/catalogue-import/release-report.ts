@@ -2,7 +2,7 @@
 import { flag, oneOf, parseArgs, UsageError } from '../../src/args.js';
 import { ImportCheckError, importRelease, type ReleaseImportReport } from './release-import.js';
 
-export const IMPORT_USAGE = 'import <source-file> --service <dir> --release <id> [--date YYYY-MM-DD] [--from openapi|method-table] [--absent remove|deprecate] [--paths <prefix,...>] [--dry-run] [--format text|json]';
+export const IMPORT_USAGE = 'import <source-file> --service <dir> --release <id> [--date YYYY-MM-DD] [--from openapi|method-table] [--absent remove|deprecate] [--paths <prefix,...>] [--tags <tag,...>] [--dry-run] [--format text|json]';
 
 /** The report as lines: one per item ("added GET /x"), then a summary. */
 export function formatReport(r: ReleaseImportReport): string {
@@ -12,18 +12,20 @@ export function formatReport(r: ReleaseImportReport): string {
   list('removed', r.removed);
   list('deprecated', r.deprecated);
   list('optional', r.optional.map((i) => `${i} (required until ${r.release})`));
+  list('required', r.required.map((i) => `${i} (optional until ${r.release})`));
+  list('retyped', r.retyped.map((i) => `${i} (catalogue kept)`));
   list('differs', r.differs);
   list('skipped', r.skipped);
   list('proposed', r.proposed);
   list('note', r.notes);
-  if (r.leftOut) lines.push(`left out ${r.leftOut} operation(s) outside --paths`);
+  if (r.leftOut) lines.push(`left out ${r.leftOut} operation(s) outside --paths/--tags`);
   list(r.dryRun ? 'would write' : 'wrote', r.files);
-  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.optional.length} became optional, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
+  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.optional.length} became optional, ${r.required.length} became required, ${r.retyped.length} retyped, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
   return `${lines.join('\n')}\n`;
 }
 
 export function importCommand(argv: string[]): number {
-  const args = parseArgs(argv, ['service', 'release', 'date', 'from', 'absent', 'paths', 'format'], ['dry-run']);
+  const args = parseArgs(argv, ['service', 'release', 'date', 'from', 'absent', 'paths', 'tags', 'format'], ['dry-run']);
   const [source, extra] = args.positionals;
   const service = flag(args, 'service');
   const release = flag(args, 'release');
@@ -32,9 +34,9 @@ export function importCommand(argv: string[]): number {
   const format = oneOf('format', flag(args, 'format') ?? 'text', ['text', 'json'] as const);
   const from = flag(args, 'from');
   const absent = flag(args, 'absent');
-  const paths = flag(args, 'paths')?.split(',').map((p) => p.trim()).filter(Boolean);
+  const list = (name: string) => flag(args, name)?.split(',').map((p) => p.trim()).filter(Boolean);
   const opts = {
-    release, date: flag(args, 'date'), dryRun: flag(args, 'dry-run') === 'true', paths,
+    release, date: flag(args, 'date'), dryRun: flag(args, 'dry-run') === 'true', paths: list('paths'), tags: list('tags'),
     from: from === undefined ? undefined : oneOf('from', from, ['openapi', 'method-table'] as const),
     absent: absent === undefined ? undefined : oneOf('absent', absent, ['remove', 'deprecate'] as const),
   };

@@ -1,7 +1,7 @@
 // service.yaml: the service itself (its upstreams, envelope and error codes, builders, signed and
 // common parameters), and the order in which the other files are built into it: enums before the
 // parameters that name them, endpoints before the rate limits that count them, schemas last.
-import type { BuilderDef, Service, UpstreamAnswer, UpstreamUnknown } from '../model.js';
+import type { BuilderDef, Credentials, Service, UpstreamAnswer, UpstreamUnknown, VersionHeader } from '../model.js';
 import { isReason, REASON_NAMES } from '../reasons.js';
 import { readChanges } from '../changes/read.js';
 import { NO_CHANGES } from '../changes/types.js';
@@ -24,11 +24,13 @@ export function buildFrom(b: ServiceBuild, sf: RawFile): Service {
   b.svc = {
     id: b.id, title: s.title, description: s.description, source: s.source, kind: s.kind,
     versioned: !!relFile, releases: list, upstreams: s.upstreams ?? {},
-    errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {} }, rateLimits: [],
+    errors: { envelope: s.errors?.envelope ?? 'error', codes: s.errors?.codes ?? {}, documentationUrl: s.errors?.documentationUrl }, rateLimits: [],
+    credentials: credentials(b, sf, s.credentials), rewriteLinks: s.links === 'rewrite',
     apiKeyHeader: s.security?.apiKeyHeader,
     signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
     endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [], changes: NO_CHANGES,
   };
+  if (s.versionHeader) b.svc.versionHeader = versionHeader(b, sf, s.versionHeader);
   if (s.upstreamRelease !== undefined) {
     if (b.releaseIndex.has(String(s.upstreamRelease))) b.svc.upstreamRelease = String(s.upstreamRelease);
     else b.problem(sf, ['upstreamRelease'], `upstreamRelease "${s.upstreamRelease}" is not in releases.yaml`);
@@ -102,4 +104,32 @@ function upstreamUnknown(b: ServiceBuild, sf: RawFile, raw: Record<string, any>)
     if (ops.has(key(a))) b.problem(sf, ['errors', 'upstreamUnknown', 'parameter', i], `errors.upstreamUnknown: answer ${key(a)} is listed under both operation and parameter`);
   });
   return out;
+}
+
+/** versionHeader: every value names a release of this service, and no two values name one release. */
+function versionHeader(b: ServiceBuild, sf: RawFile, v: Record<string, any>): VersionHeader {
+  const named = new Map<string, string>();
+  for (const [value, release] of Object.entries<string>(v.values ?? {})) {
+    if (!b.releaseIndex.has(String(release))) b.problem(sf, ['versionHeader', 'values', value], `versionHeader.values: "${value}" names release "${release}", which is not in releases.yaml`);
+    const had = named.get(String(release));
+    if (had !== undefined) b.problem(sf, ['versionHeader', 'values', value], `versionHeader.values: "${value}" and "${had}" both name release "${release}"; a release is sent upstream as one value`);
+    named.set(String(release), value);
+  }
+  if (v.absent !== undefined && !b.releaseIndex.has(String(v.absent))) b.problem(sf, ['versionHeader', 'absent'], `versionHeader.absent: release "${v.absent}" is not in releases.yaml`);
+  if (/^x-gateway-release$/i.test(v.name)) b.problem(sf, ['versionHeader', 'name'], `versionHeader.name: X-Gateway-Release is the gateway's own choice of release; name the upstream's header`);
+  return { name: v.name, values: v.values, absent: v.absent === undefined ? undefined : String(v.absent), source: v.source, note: v.note };
+}
+
+/** credentials: a forwarded Authorization cannot also carry the client's gateway token. */
+function credentials(b: ServiceBuild, sf: RawFile, c: Record<string, any> | undefined): Credentials {
+  const forward = c?.forward === true;
+  const tokenHeader = c?.tokenHeader ?? (forward ? 'X-Gateway-Token' : 'Authorization');
+  if (forward && /^authorization$/i.test(tokenHeader)) {
+    b.problem(sf, ['credentials', 'tokenHeader'], `credentials: forward: true sends the client's Authorization upstream, so gateway tokens need a header of their own (tokenHeader: X-Gateway-Token)`);
+  }
+  const inject = c?.inject ? { header: String(c.inject.header), prefix: String(c.inject.prefix ?? '') } : undefined;
+  if (inject && inject.header.toLowerCase() === tokenHeader.toLowerCase()) {
+    b.problem(sf, ['credentials', 'inject', 'header'], `credentials.inject: the gateway's credential cannot travel in ${inject.header}, where the client's gateway token does`);
+  }
+  return { forward, tokenHeader, inject, source: c?.source, note: c?.note };
 }

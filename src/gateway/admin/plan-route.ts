@@ -15,7 +15,7 @@ export function planAnswer(state: GatewayState, query: Record<string, unknown>):
   if (!served) return { status: 400, body: { error: `release '${release}' is not served; served: ${[...state.byId.keys()].join(', ')}` } };
   if (operationKind(operation) !== 'rest') return websocketPlanAnswer(served, operation);
   if (!/^[A-Z]+ \/\S*$/.test(operation)) return { status: 400, body: { error: `operation must be "METHOD /path", "ws-api <method>" or "stream <template>" (e.g. operation=POST /sapi/v1/margin/loan); got '${operation.slice(0, 80)}'` } };
-  const route = served.program.table.served.get(operation);
+  const route = served.program.table.byKey(operation);
   if (!route) return { status: 404, body: { error: `${operation} is not served at ${served.id ?? 'the default release'}` } };
   const c = served.program.migrate?.planOf(route) ?? null;
   const at = route.view.release?.id ?? null;

@@ -9,6 +9,7 @@ import { GatewayError } from '../errors.js';
 import type { Route } from '../routes/route-table.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
 import { allowsUserData, bearerToken, findToken, type TokenEntry } from './tokens.js';
+import { certificateEntry, connectionOf } from './certificate.js';
 import { spellingsOf } from '../params/form-params.js';
 import type { RequestState } from '../request-state.js';
 
@@ -37,13 +38,18 @@ export function clientAuthHook(opts: ClientAuthOptions): ProxyHook {
     admit(state) {
       if (!opts.services.has(state.route.view.service.id)) return;
       refuseQueryToken(tokens, state);
-      // The client's Authorization (its gateway token) is never forwarded: the pipeline drops it for every request.
-      const token = bearerToken(state.headers.authorization);
-      if (token === undefined) {
-        throw new GatewayError('unauthorized', 'Client token required: send Authorization: Bearer <token>.', CHALLENGE);
+      // The header holding the gateway token is never forwarded: the route's profile drops it (Authorization, unless the
+      // service authenticates its callers with it, when the token travels in a header of its own).
+      const header = state.route.profile.tokenHeader;
+      const token = bearerToken(state.headers[header] as string | undefined);
+      const shown = header === 'authorization' ? 'Authorization' : header;
+      // No token: the client certificate of the connection may be named in the tokens file (mTLS).
+      const byCertificate = token === undefined ? certificateEntry(tokens, connectionOf(state.headers)) : undefined;
+      if (token === undefined && !byCertificate) {
+        throw new GatewayError('unauthorized', `Client token required: send ${shown}: Bearer <token>.`, CHALLENGE);
       }
-      if (token === null) throw new GatewayError('unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
-      const entry = findToken(tokens, token);
+      if (token === null) throw new GatewayError('unauthorized', `${shown} must be "Bearer <token>".`, CHALLENGE);
+      const entry = byCertificate ?? findToken(tokens, token!);
       if (!entry) {
         throw new GatewayError('unauthorized', 'Unknown client token.', { 'WWW-Authenticate': 'Bearer realm="gateway", error="invalid_token"' });
       }

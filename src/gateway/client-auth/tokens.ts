@@ -10,6 +10,8 @@
 //                                       # the machine, in signing mode); allow may then be left out;
 //                                       # user-data: the account's user data (listen keys and their
 //                                       # streams, user-data subscriptions; a full allow-list has it)
+//       # or, instead of hash, with --tls-client-ca: a client certificate (docs/signing-and-tokens.md)
+//       certificate: { subject: 'CN=desk,O=Example' }   # or { fingerprint: <SHA-256, hex, colons allowed> }
 //       allow:
 //         - GET /api/v3/*               # "[METHOD[,METHOD…]|*] /path/pattern": * one segment, ** any depth
 //         - '* /sapi/v1/margin/**'
@@ -41,10 +43,17 @@ export interface AllowEntry {
   text: string;
 }
 
+/** A client certificate a tokens-file entry names: its SHA-256 fingerprint (hex, lower case) or its subject (attributes sorted, one `KEY=value` a line). */
+export interface CertificateName {
+  fingerprint?: string;
+  subject?: string;
+}
+
 export interface TokenEntry {
   name: string;
-  /** SHA-256 of the token (32 bytes). */
-  digest: Buffer;
+  /** SHA-256 of the token (32 bytes); absent for an entry that names a client certificate instead. */
+  digest?: Buffer;
+  certificate?: CertificateName;
   methods: Set<string> | null;
   allow: AllowEntry[];
   rights: ReadonlySet<Right>;
@@ -70,7 +79,7 @@ export function bearerToken(header: string | undefined): string | null | undefin
 export function findToken(tokens: readonly TokenEntry[], token: string): TokenEntry | undefined {
   const digest = sha256(token);
   let found: TokenEntry | undefined;
-  for (const t of tokens) if (timingSafeEqual(t.digest, digest)) found = t;
+  for (const t of tokens) if (t.digest && timingSafeEqual(t.digest, digest)) found = t;
   return found;
 }
 
@@ -103,32 +112,59 @@ export function parseTokens(data: unknown, source = 'tokens'): TokenEntry[] {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${at} must be a mapping with name, hash and allow`);
     const t = raw as Record<string, unknown>;
     for (const k of Object.keys(t)) {
-      if (!['name', 'hash', 'methods', 'allow', 'rights', 'note'].includes(k)) {
-        throw new UsageError(`${at}: unknown key "${k}"; valid: name, hash, methods, allow, rights, note${k === 'token' ? ' (store the hash, never the token: npm run keygen -- --token)' : ''}`);
+      if (!['name', 'hash', 'certificate', 'methods', 'allow', 'rights', 'note'].includes(k)) {
+        throw new UsageError(`${at}: unknown key "${k}"; valid: name, hash, certificate, methods, allow, rights, note${k === 'token' ? ' (store the hash, never the token: npm run keygen -- --token)' : ''}`);
       }
     }
     if (typeof t.name !== 'string' || !/^[\w.@:-]{1,64}$/.test(t.name)) throw new UsageError(`${at}: name must be 1-64 letters, digits or . _ - @ :`);
     const label = `${at} ("${t.name}")`;
     if (names.has(t.name)) throw new UsageError(`${label}: the name is used twice`);
     names.add(t.name);
-    const m = typeof t.hash === 'string' ? /^sha256:([0-9a-fA-F]{64})$/.exec(t.hash.trim()) : null;
-    if (!m) throw new UsageError(`${label}: hash must be sha256:<64 hex digits> (npm run keygen -- --token prints one)`);
-    const hex = m[1].toLowerCase();
-    if (digests.has(hex)) throw new UsageError(`${label}: the same hash appears twice`);
-    digests.add(hex);
+    if ((t.hash === undefined) === (t.certificate === undefined)) throw new UsageError(`${label}: give exactly one of hash (a bearer token's) or certificate (a client certificate's subject or fingerprint)`);
+    const credential = t.hash !== undefined ? { digest: tokenDigest(t.hash, label) } : { certificate: certificateName(t.certificate, `${label}: certificate`) };
+    const key = credential.digest?.toString('hex') ?? JSON.stringify(credential.certificate);
+    if (digests.has(key)) throw new UsageError(`${label}: the same ${credential.digest ? 'hash' : 'certificate'} appears twice`);
+    digests.add(key);
     const rights = rightSet(t.rights, `${label}: rights`);
     // A token for admin actions alone needs no endpoint.
     const allow = t.allow === undefined && rights.size ? [] : t.allow;
     if (!Array.isArray(allow) || (!allow.length && !rights.size)) throw new UsageError(`${label}: allow must be a non-empty list of endpoint patterns, modules or ws methods`);
     return {
       name: t.name,
-      digest: Buffer.from(hex, 'hex'),
+      ...credential,
       methods: methodSet(t.methods, `${label}: methods`),
       allow: allow.map((a, j) => allowEntry(a, `${label}: allow[${j}]`)),
       rights,
     };
   });
 }
+
+function tokenDigest(hash: unknown, label: string): Buffer {
+  const m = typeof hash === 'string' ? /^sha256:([0-9a-fA-F]{64})$/.exec(hash.trim()) : null;
+  if (!m) throw new UsageError(`${label}: hash must be sha256:<64 hex digits> (npm run keygen -- --token prints one)`);
+  return Buffer.from(m[1], 'hex');
+}
+
+/** `{ subject: 'CN=desk,O=Example' }` or `{ fingerprint: 'AB:CD:…' }` (what `openssl x509 -noout -fingerprint -sha256` prints). */
+function certificateName(v: unknown, at: string): CertificateName {
+  const o = v && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
+  const keys = o ? Object.keys(o) : [];
+  if (!o || keys.length !== 1 || !['subject', 'fingerprint'].includes(keys[0]) || typeof o[keys[0]] !== 'string') {
+    throw new UsageError(`${at} must be a mapping with one key, subject ('CN=desk,O=Example') or fingerprint (SHA-256, hex)`);
+  }
+  if (typeof o.fingerprint === 'string') {
+    const hex = o.fingerprint.trim().replace(/^sha256 fingerprint=/i, '').replace(/:/g, '');
+    if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new UsageError(`${at}: fingerprint must be 64 hex digits, colons allowed (openssl x509 -noout -fingerprint -sha256 -in <cert> prints it)`);
+    return { fingerprint: hex.toLowerCase() };
+  }
+  const parts = (o.subject as string).split(/\s*[,\n]\s*(?=[A-Za-z][\w.]*=)/).map((p) => p.trim());
+  if (!parts.every((p) => /^[A-Za-z][\w.]*=./.test(p))) throw new UsageError(`${at}: subject must be KEY=value attributes separated by commas, e.g. 'CN=desk,O=Example'`);
+  return { subject: subjectKey(parts) };
+}
+
+/** A subject as compared: its attributes (names upper-cased), sorted, one a line; the order they were written in does not matter. */
+export const subjectKey = (attributes: readonly string[]): string =>
+  attributes.map((a) => { const eq = a.indexOf('='); return `${a.slice(0, eq).toUpperCase()}=${a.slice(eq + 1)}`; }).sort().join('\n');
 
 function allowEntry(a: unknown, at: string): AllowEntry {
   if (typeof a === 'string') {

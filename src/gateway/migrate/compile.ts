@@ -11,7 +11,7 @@ import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service } from '../../catalogue/model.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { UsageError } from '../../usage-error.js';
-import type { Route } from '../routes/route-table.js';
+import { routeOf, type Route } from '../routes/route-table.js';
 import { decide, type PlanDecisions } from './decide.js';
 
 export interface CompiledPlan extends PlanDecisions {
@@ -64,11 +64,7 @@ export function compileMigrations(views: readonly ReleaseView[], o: MigrationOpt
     let view = targetViews.get(s.id);
     if (!view) targetViews.set(s.id, (view = resolveServiceAt(s, u)));
     const endpoint = view.endpoints.find((e) => e.endpoint.key === key && (e.status === 'alive' || e.status === 'deprecated'))!;
-    const cache = new Map<string, unknown>();
-    r = {
-      view, endpoint, cache, deprecation: null, gate: undefined, watch: undefined,
-      params: { label: key, view, parameters: endpoint.parameters, knownParameters: endpoint.knownParameters, constraints: endpoint.endpoint.constraints, cache },
-    };
+    r = routeOf(view, endpoint, null);
     targets.set(k, r);
     return r;
   };

@@ -20,7 +20,6 @@ export interface StageContext {
 const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
 /** What the signing hook supplies once the migrated request is signed again. */
 const SIGNING: ReadonlySet<string> = new Set(['timestamp', 'signature']);
-const NEVER_FORWARDED_PLAIN: ReadonlySet<string> = new Set(['authorization', 'x-gateway-release', 'accept-encoding']);
 
 /** Migrate `state` up the plan; returns the X-Gateway-Migrated value (for the access line). */
 export function migrateRequest(p: StageContext, state: RequestState, c: CompiledPlan): string {
@@ -65,7 +64,7 @@ export function migrateRequest(p: StageContext, state: RequestState, c: Compiled
   state.own['x-gateway-migrated'] = c.header;
   if (c.answer) {
     state.answer = c.answer;
-    state.drop = NEVER_FORWARDED_PLAIN; // an answer to rewrite must come back uncompressed
+    state.drop = c.target.profile.dropPlain; // an answer to rewrite must come back uncompressed
   }
   return c.header;
 }

@@ -6,6 +6,8 @@ import type { ReleaseView } from '../../catalogue/resolve.js';
 import { GatewayError } from '../errors.js';
 import type { Program } from '../pipeline.js';
 import { ownerOf } from '../routes/route-table.js';
+import { profileOf, RELEASE_HEADER, type VersionChoice } from '../profile.js';
+import type { Service } from '../../catalogue/model.js';
 
 /** One served release: its program and the views it was compiled from. */
 export interface Served {
@@ -19,6 +21,8 @@ export interface GatewayState<O = unknown> {
   served: Served[];
   byId: Map<string, Served>;
   default: Served;
+  /** The services whose upstream has a version header of its own (null: none, the common case). */
+  versions: VersionRule[] | null;
   hash: string;
   loadedAt: string;
   /** Program options that a reload may change (hooks: tokens; upstreams; strict; CORS). */
@@ -40,39 +44,84 @@ export interface ReloadOutcome {
   hash?: string;
 }
 
-/** What a request is served by: a release's program, or the refusal of a release not served. */
 /** The served release a request gets, or the refusal of one not served (answered with the default's policies). */
-export type Selection = { served: Served } | { error: GatewayError; view: ReleaseView | undefined; served: Served };
+export type Selection = { served: Served; prefix?: string } | { error: GatewayError; view: ReleaseView | undefined; served: Served };
+
+/** A service whose clients may choose its release with the upstream's own version header. */
+export interface VersionRule {
+  service: Service;
+  choice: VersionChoice;
+}
+
+/** The version rules of the services in `views` (null when none has a version header). */
+export function versionChoices(views: readonly ReleaseView[]): VersionRule[] | null {
+  const rules = views.flatMap((v) => {
+    const choice = profileOf(v.service).version;
+    return choice && v.service.versioned ? [{ service: v.service, choice }] : [];
+  });
+  return rules.length ? rules : null;
+}
 
 const PREFIX = /^\/@([^/?#]+)(?=[/?]|$)/;
 
 /**
  * The release a request asks for: the /@<id>/ path prefix (stripped from req.url, so the rest of the
- * pipeline and the upstream see the plain path), else the X-Gateway-Release header, else the default.
+ * pipeline and the upstream see the plain path), else the X-Gateway-Release header, else the
+ * upstream's own version header of the service owning the path, else the default. A release is
+ * chosen within the service that owns the path: one service's release id never pins another's requests.
  */
 export function select(state: GatewayState<unknown>, req: IncomingMessage): Selection {
   let asked: string | undefined;
+  let prefix: string | undefined;
   const url = req.url ?? '/';
   if (url.charCodeAt(1) === 64 /* @ */ && url.charCodeAt(0) === 47) {
     const m = PREFIX.exec(url);
     if (m) {
       asked = decodeOr(m[1]);
+      prefix = m[0];
       req.url = url.slice(m[0].length) || '/';
       if (req.url[0] === '?') req.url = `/${req.url}`;
     }
   }
-  const header = req.headers['x-gateway-release'];
+  const header = req.headers[RELEASE_HEADER];
   if (asked === undefined && typeof header === 'string' && header !== '') asked = header.trim();
-  if (asked === undefined) return { served: state.default };
+  if (asked === undefined) return state.versions === null ? { served: state.default } : byVersionHeader(state, req, state.versions);
   const served = state.byId.get(asked);
-  if (served) return { served };
-  const program = state.default.program;
   const path = (req.url ?? '/').split('?')[0];
+  const owner = ownerOf(state.default.program.table, path);
+  if (served && (!owner?.service.versioned || owner.service.releases.some((r) => r.id === asked))) return { served, prefix };
   const ids = [...state.byId.keys()];
-  const error = new GatewayError('invalid', ids.length
-    ? `Release '${clip(asked)}' is not served by this gateway; served: ${ids.join(', ')} (default ${state.default.id}). Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.`
-    : `Release '${clip(asked)}' is not served: this gateway serves no versioned service.`);
-  return { error, view: ownerOf(program.table, path), served: state.default };
+  const error = new GatewayError('invalid', served
+    ? `Release '${clip(asked)}' is not a release of ${owner!.service.id}, which owns ${clip(path)}; its served releases: ${servedOf(state, owner!.service).join(', ')}. Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.`
+    : ids.length
+      ? `Release '${clip(asked)}' is not served by this gateway; served: ${ids.join(', ')} (default ${state.default.id}). Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.`
+      : `Release '${clip(asked)}' is not served: this gateway serves no versioned service.`);
+  return { error, view: owner, served: state.default };
+}
+
+/** The release chosen by the owning service's version header, its release when the header is absent, or the default. */
+function byVersionHeader(state: GatewayState<unknown>, req: IncomingMessage, rules: readonly VersionRule[]): Selection {
+  const path = (req.url ?? '/').split('?')[0];
+  const owner = ownerOf(state.default.program.table, path);
+  const rule = owner && rules.find((r) => r.service === owner.service);
+  if (!rule) return { served: state.default };
+  const sent = req.headers[rule.choice.header];
+  const value = typeof sent === 'string' ? sent.trim() : undefined;
+  const release = value === undefined || value === '' ? rule.choice.absent : rule.choice.values.get(value);
+  if (release === undefined && value) {
+    const error = new GatewayError('invalid', `${rule.service.versionHeader!.name} '${clip(value)}' is not a supported version; supported: ${[...rule.choice.values.keys()].join(', ')}.`);
+    return { error, view: owner, served: state.default };
+  }
+  const served = release === undefined ? undefined : state.byId.get(release);
+  if (served) return { served };
+  if (!value) return { served: state.default }; // the release of an absent header is not served: the default
+  const error = new GatewayError('invalid', `${rule.service.versionHeader!.name} '${clip(value)}' names release ${release}, which this gateway does not serve; served releases of ${rule.service.id}: ${servedOf(state, rule.service).join(', ')}.`);
+  return { error, view: owner, served: state.default };
+}
+
+/** The served release ids of one service. */
+function servedOf(state: GatewayState<unknown>, service: Service): string[] {
+  return [...state.byId.keys()].filter((id) => service.releases.some((r) => r.id === id));
 }
 
 /** A malformed %-escape ("/@%E0/") is not an error here: the raw text is simply a release not served. */

@@ -9,8 +9,10 @@ import type { Route, RouteTable } from './route-table.js';
  * knows no life of that method and path at any release (drift: an operation it does not have).
  */
 export function notServed(table: RouteTable, method: string, path: string): { error: GatewayError; route?: Route; unknown?: true } {
-  const known = table.known.get(path) ?? [];
-  const sameMethod = known.filter((r) => r.endpoint.endpoint.method === method);
+  const known = table.lives(path);
+  // The best path the catalogue knows for this method decides (lives() lists best first).
+  const best = known.find((r) => r.endpoint.endpoint.method === method)?.endpoint.endpoint.path;
+  const sameMethod = known.filter((r) => r.endpoint.endpoint.method === method && r.endpoint.endpoint.path === best);
   if (sameMethod.length) {
     // Of several lives of one endpoint, answer with the one nearest the pin.
     const removed = sameMethod.filter((r) => r.endpoint.status === 'removed').at(-1);
@@ -20,7 +22,7 @@ export function notServed(table: RouteTable, method: string, path: string): { er
     if (route.endpoint.status === 'removed') return { route, error: new GatewayError('gone', `${ep.key} was ${facts}`) };
     return { route, error: new GatewayError('notFound', `${ep.key} was ${facts}`) };
   }
-  const alive = known.filter((r) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated').map((r) => r.endpoint.endpoint.method);
+  const alive = [...new Set(known.filter((r) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated').map((r) => r.endpoint.endpoint.method))];
   const allow = alive.includes('GET') && !alive.includes('HEAD') ? [...alive, 'HEAD'] : alive; // HEAD answers every GET
   if (allow.length) {
     const route = known[0];

@@ -1,16 +1,24 @@
-// The routes of the pinned releases: an exact-match map on "METHOD path" (catalogue paths are
-// static, and a map is ~4x faster than a linear router at this route count), an index of every
-// path the catalogue knows so refused requests get a precise 404/405/410, and which service owns a
-// path prefix, so an unknown path is refused in the envelope of the one service that could own it.
+// The routes of the pinned releases and the one lookup every caller uses (serving, lifecycle
+// answers, preflight, the plan page, drift, labels): match() finds the served route of a request,
+// lives() every route the catalogue knows for a path, so refused requests get a precise 404/405/410.
+// Static paths are an exact map ("METHOD path": the hot path), templated ones a segment tree
+// (match.ts). owners says which service owns a path prefix, so an unknown path is refused in the
+// envelope of the one service that could own it.
 import type { EndpointAt, ReleaseView } from '../../catalogue/resolve.js';
+import type { Parameter } from '../../catalogue/model.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import type { ParamTarget } from '../params/validate-params.js';
 import type { RouteGate } from '../admission/route-gate.js';
 import type { AnswerWatch } from '../../upstream/proxy.js';
+import { isTemplated, parseTemplate } from '../../catalogue/path-template.js';
+import { PathIndex } from './match.js';
+import { profileOf, type Profile } from '../profile.js';
 
 export interface Route {
   view: ReleaseView;
   endpoint: EndpointAt;
+  /** Its service's HTTP profile (headers never forwarded, token header, version header, links). */
+  readonly profile: Profile;
   /** Per-route state other stages cache lazily (compiled validators). */
   readonly cache: Map<string, unknown>;
   /** What the parameter validator checks for this route. */
@@ -33,7 +41,11 @@ class ReleaseRoute implements Route {
   private cached: Map<string, unknown> | undefined;
   private target: ParamTarget | undefined;
 
-  constructor(readonly view: ReleaseView, readonly endpoint: EndpointAt, readonly deprecation: Record<string, string> | null) {}
+  readonly profile: Profile;
+
+  constructor(readonly view: ReleaseView, readonly endpoint: EndpointAt, readonly deprecation: Record<string, string> | null) {
+    this.profile = profileOf(view.service);
+  }
 
   get cache(): Map<string, unknown> {
     return (this.cached ??= new Map());
@@ -46,16 +58,30 @@ class ReleaseRoute implements Route {
   private makeTarget(): ParamTarget {
     const at = this.endpoint;
     return (this.target = {
-      label: at.endpoint.key, view: this.view, parameters: at.parameters, knownParameters: at.knownParameters, constraints: at.endpoint.constraints, cache: this.cache,
+      // JSON body fields are checked with the body (stages/validate-body.ts), not with the query text.
+      label: at.endpoint.key, view: this.view, parameters: notBody(at.parameters), knownParameters: notBody(at.knownParameters), constraints: at.endpoint.constraints, cache: this.cache,
     });
   }
 }
 
+/** A served route and the values of its path parameters (by name, %-decoded; empty for a static path). */
+export interface RouteMatch {
+  route: Route;
+  pathParams: Readonly<Record<string, string>> | null;
+}
+
+/** A route of `endpoint` at `view`'s release (the migrate stage's targets are routes of the upstream's release). */
+export function routeOf(view: ReleaseView, endpoint: EndpointAt, deprecation: Record<string, string> | null): Route {
+  return new ReleaseRoute(view, endpoint, deprecation);
+}
+
 export interface RouteTable {
-  /** Served at the pin, by "METHOD path". */
-  served: Map<string, Route>;
-  /** Every endpoint the catalogue knows, by path, with its status at the pin. */
-  known: Map<string, Route[]>;
+  /** The served route of a request at the pin, or undefined (then lives() tells why). */
+  match(method: string, path: string): RouteMatch | undefined;
+  /** Every route the catalogue knows whose path `path` is an instance of, any method and status, best match first. */
+  lives(path: string): Route[];
+  /** The served route of an operation as the catalogue writes it ("GET /repos/{owner}/{repo}"). */
+  byKey(key: string): Route | undefined;
   views: ReleaseView[];
   /** First path segment → the one service whose endpoints use it (null: several do). */
   owners: Map<string, ReleaseView | null>;
@@ -63,25 +89,63 @@ export interface RouteTable {
   fallback: ReleaseView | undefined;
 }
 
+const notBody = (ps: Parameter[]) => (ps.some((p) => p.in === 'body') ? ps.filter((p) => p.in !== 'body') : ps);
+const isServed = (r: Route) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated';
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function buildRouteTable(views: ReleaseView[]): RouteTable {
   const served = new Map<string, Route>();
-  const known = new Map<string, Route[]>();
+  const staticServed = new Map<string, Route>(); // the templated ones are found by the index, never by their literal text
+  const index = new PathIndex<Route>();
   const owners = new Map<string, ReleaseView | null>();
   for (const view of views) {
     for (const endpoint of view.endpoints) {
       const ep = endpoint.endpoint;
-      const route = new ReleaseRoute(view, endpoint, deprecationHeaders(view, endpoint));
-      if (endpoint.status === 'alive' || endpoint.status === 'deprecated') served.set(ep.key, route);
-      const lives = known.get(ep.path);
-      if (lives) lives.push(route);
-      else known.set(ep.path, [route]);
+      const route = routeOf(view, endpoint, deprecationHeaders(view, endpoint));
+      if (isServed(route)) {
+        served.set(ep.key, route);
+        if (!isTemplated(ep.path)) staticServed.set(ep.key, route);
+      }
+      index.add(ep.path, route, (name) => ep.parameters.some((p) => p.name === name && p.in === 'path' && p.multiSegment === true));
       const seg = firstSegment(ep.path);
       const had = owners.get(seg);
       owners.set(seg, had === undefined || had === view ? view : null);
     }
   }
   const versioned = views.filter((v) => v.release);
-  return { served, known, views, owners, fallback: versioned.length === 1 ? versioned[0] : views[0] };
+  return {
+    match(method, path) {
+      const exact = staticServed.get(`${method} ${path}`); // a static path: the one map lookup of the hot path
+      if (exact !== undefined) return { route: exact, pathParams: NO_PARAMS };
+      // The best path known for this method decides, whatever its status: a removed /gists/public is 410, never /gists/{gist_id}.
+      const hit = index.first(path, (r) => r.endpoint.endpoint.method === method);
+      if (!hit) return undefined;
+      const route = hit.match.items.find((r) => r.endpoint.endpoint.method === method && isServed(r));
+      return route && { route, pathParams: hit.match.template ? namedValues(route, hit.match.values) : NO_PARAMS };
+    },
+    lives: (path) => index.matches(path).flatMap((m) => m.items),
+    byKey: (key) => served.get(key),
+    views, owners, fallback: versioned.length === 1 ? versioned[0] : views[0],
+  };
+}
+
+/** The values of a templated route's path parameters by the names its own template gives them, %-decoded. */
+function namedValues(route: Route, values: readonly string[]): Record<string, string> {
+  const t = parseTemplate(route.endpoint.endpoint.path);
+  const out: Record<string, string> = {};
+  if (typeof t === 'string') return out;
+  t.params.forEach((name, i) => (out[name] = decode(values[i])));
+  return out;
+}
+
+/** A malformed %-escape stays as sent: the parameter's schema then refuses it by name. */
+function decode(text: string): string {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function firstSegment(path: string): string {

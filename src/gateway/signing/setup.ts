@@ -12,6 +12,8 @@ import { clientAuthHook, unknownModules, unknownWsPatterns } from '../client-aut
 import { readTokensFile, type TokenEntry } from '../client-auth/tokens.js';
 import type { Hook as ProxyHook } from '../pipeline.js';
 import { signingHook } from './hook.js';
+import { credentialHooks } from './credentials.js';
+import type { Secret } from '../../upstream/signing/secret.js';
 import type { WsSecurity } from '../websocket/security.js';
 
 export interface SecurityConfig {
@@ -19,6 +21,8 @@ export interface SecurityConfig {
   /** How host was given (--host, GATEWAY_HOST or the config key), to name it in an error. */
   given?: { host: string };
   signing?: SigningSettings;
+  /** Credentials held for upstreams that authenticate callers themselves, by service id. */
+  credentials?: ReadonlyMap<string, { secret: Secret; from: string }>;
   tokensFile?: string;
   /** Who may POST /_gateway/reload: with 'token', admin tokens count outside signing mode too. */
   adminReload?: AdminReload;
@@ -82,6 +86,8 @@ export function securityHooks(config: SecurityConfig, views: ReleaseView[], logg
   } else if (signing) {
     notes.push(() => logger.warn(`signing mode without client tokens: anyone who can reach ${config.host} acts with the exchange account (set GATEWAY_TOKENS_FILE)`));
   }
+  for (const [id] of config.credentials ?? []) out.credentialed.add(id); // the gateway's credential: guarded against browsers too
+  out.sign.push(...credentialHooks(config.credentials ?? new Map(), proxied, tokensFile));
   // Only once everything checked out, so a failed start-up prints its error first.
   for (const n of notes) n();
   return out;

@@ -3,12 +3,14 @@
 // request, its answer carried back down the plan).
 import type { IncomingMessage } from 'node:http';
 import { BuilderError } from '../../builders/errors.js';
-import { UpstreamError } from '../../upstream/proxy.js';
+import { UpstreamError, type UpstreamTarget } from '../../upstream/proxy.js';
 import { GatewayError } from '../errors.js';
 import { migrateAnswer } from '../migrate/answer.js';
 import type { Exchange, Program } from '../stage-types.js';
 import type { RequestState } from '../request-state.js';
 import { identityOf } from '../observe/request-id.js';
+import type { Route } from '../routes/route-table.js';
+import { linkRewriter, upstreamVersion } from './upstream-headers.js';
 
 export async function build(p: Program, ex: Exchange, name: string, body: unknown): Promise<void> {
   const plugin = p.plugins.get(name)!; // the program checked every builder exists
@@ -49,7 +51,8 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
   let failure: unknown = null;
   try {
     await p.proxy.forward(base, {
-      method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req),
+      method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req, route, p.upstreamRelease, state.set),
+      answerHeaders: route.profile.rewriteLinks ? linkRewriter(ex.req, linkOrigins(route, base), ex.releasePrefix ?? '') : undefined,
       onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
       rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined, rewriteLimit: p.migratedAnswerLimit,
       watch: p.drift?.watchOf(route, p),
@@ -67,7 +70,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
  * and limits; X-Request-Id and traceparent: which request this is (observe/request-id.ts). Called once per
  * dispatch, so it also marks when the upstream's part began (the access line's upstream time).
  */
-function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+function forwardedHeaders(req: IncomingMessage, route: Route, upstreamRelease: Readonly<Record<string, string>>, set: Record<string, string> | undefined): Record<string, string> {
   const peer = peerOf(req.socket as PeerSocket);
   const xff = req.headers['x-forwarded-for'];
   const fwd = req.headers.forwarded;
@@ -75,6 +78,9 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
     'x-forwarded-for': xff ? `${xff}, ${peer.ip}` : peer.ip,
     forwarded: fwd ? `${fwd}, ${peer.forwarded}` : peer.forwarded,
   };
+  const version = route.profile.version === null ? undefined : upstreamVersion(route, upstreamRelease);
+  if (version) out[version[0]] = version[1];
+  if (set) Object.assign(out, set);
   const who = identityOf(req);
   if (who) {
     who.upstreamAt = performance.now();
@@ -96,3 +102,15 @@ function peerOf(socket: PeerSocket): { ip: string; forwarded: string } {
   return peer;
 }
 
+
+/** The origins the upstream's Link URLs may name: the one it is reached at, and the one the catalogue gives it. */
+function linkOrigins(route: Route, base: UpstreamTarget): readonly string[] {
+  let origins = route.cache.get('linkOrigins') as string[] | undefined;
+  if (!origins) {
+    const declared = route.view.service.upstreams.rest;
+    origins = [base.origin + base.prefix];
+    if (declared) origins.push(new URL(declared).origin);
+    route.cache.set('linkOrigins', origins);
+  }
+  return origins;
+}

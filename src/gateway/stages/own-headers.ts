@@ -2,10 +2,11 @@
 // path: X-Gateway-Release, the deprecation headers of the route, and CORS. A credentialed answer
 // (an endpoint that needs an API key or signature, or any answer in signing mode) never carries
 // `Access-Control-Allow-Origin: *`: only an origin the operator listed gets one.
+import { RELEASE_HEADER, RELEASE_HEADER_NAME } from '../profile.js';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Route } from '../routes/route-table.js';
 
-export const CORS_EXPOSE = 'X-Gateway-Release, Deprecation, Sunset, Link, Retry-After, X-Request-Id';
+export const CORS_EXPOSE = `${RELEASE_HEADER_NAME}, Deprecation, Sunset, Link, Retry-After, X-Request-Id`;
 
 export interface CorsPolicy {
   /** Origins allowed to read answers; '*' allows any origin for public (uncredentialed) answers. */
@@ -30,7 +31,7 @@ export function allowOrigin(policy: CorsPolicy, origin: string, isCredentialed: 
 /** Own headers of an answer for `view` (the owning service) and `route` (when one matched). */
 export function ownHeaders(policy: CorsPolicy, origin: string | undefined, view: ReleaseView | undefined, route: Route | undefined): Record<string, string> {
   const own: Record<string, string> = {};
-  if (view?.release) own['x-gateway-release'] = view.release.id;
+  if (view?.release) own[RELEASE_HEADER] = view.release.id;
   if (route?.deprecation) Object.assign(own, route.deprecation);
   if (origin !== undefined) {
     own.vary = 'Origin'; // the answer depends on Origin whether or not it is allowed

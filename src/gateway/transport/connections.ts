@@ -39,7 +39,8 @@ export function handleConnections(server: Server, config: Settings, recording: R
   server.once('close', () => refusals.flush());
   // Not server.maxConnections: on Node 20 a connection it drops stops the server's header and
   // request timeouts for every other connection. Counting here refuses the excess with a 503 instead.
-  server.on('connection', (socket: Socket) => {
+  // A TLS server's connections count once their handshake is done: that socket carries the requests, and takes a 503 in TLS.
+  server.on('setSecureContext' in server ? 'secureConnection' : 'connection', (socket: Socket) => {
     connectionOpened(socket);
     if (manager.open >= cap) {
       // nginx's "reusable" connections: room is made by closing one that loses nothing (sent nothing, or idles).

@@ -103,7 +103,11 @@ export function createHttpAdapter(o: HttpAdapterOptions): HttpAdapter {
     let run: Promise<void>;
     try {
       const chosen = o.select(req);
-      run = 'error' in chosen ? Promise.reject(refuseRelease(ex, chosen)) : runPipeline(chosen.served.program, ex);
+      if ('error' in chosen) run = Promise.reject(refuseRelease(ex, chosen));
+      else {
+        ex.releasePrefix = chosen.prefix;
+        run = runPipeline(chosen.served.program, ex);
+      }
     } catch (e) {
       run = Promise.reject(e); // the connection boundary: whatever selection throws is an answer, never a crash
     }

@@ -1,6 +1,7 @@
 // The state one websocket gateway's upgrades share, built once per served program: the services
 // with their stream matcher and websocket-API checker, the upstream paths, the ws server that
 // accepts clients, and the connections connecting and open.
+import { RELEASE_HEADER_NAME } from '../profile.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Ajv } from 'ajv';
@@ -83,7 +84,7 @@ function clientServer(opts: WebsocketOptions, pendingUpstream: WsContext['pendin
   });
   wss.on('headers', (headers, req) => {
     const release = releaseOf.get(req);
-    if (release) headers.push(`X-Gateway-Release: ${release}`);
+    if (release) headers.push(`${RELEASE_HEADER_NAME}: ${release}`);
     const who = identityOf(req);
     if (who) headers.push(`X-Request-Id: ${who.id}`);
   });

@@ -1,6 +1,7 @@
 // Refusing an upgrade: an HTTP answer written on the socket in the service's error envelope, with
 // X-Request-Id and X-Gateway-Release, and its access line. Anything thrown while admitting or
 // dialling ends here: a GatewayError as itself, anything else (a gateway bug) as 500.
+import { RELEASE_HEADER_NAME } from '../profile.js';
 import type { Duplex } from 'node:stream';
 import type { Service } from '../../catalogue/model.js';
 import { CLIENT_CLOSED } from '../observe/access-record.js';
@@ -13,7 +14,7 @@ function refuse(ctx: WsContext, at: Attempt, socket: Duplex, status: number, bod
   ctx.counts.refused++;
   at.release = release;
   if (socket.destroyed) return record(ctx, at, CLIENT_CLOSED);
-  const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`X-Gateway-Release: ${release}`] : []), ...Object.entries(own).map(([k, v]) => `${k}: ${v}`)];
+  const headers = ['Content-Type: application/json', `X-Request-Id: ${at.who.id}`, ...(release ? [`${RELEASE_HEADER_NAME}: ${release}`] : []), ...Object.entries(own).map(([k, v]) => `${k}: ${v}`)];
   record(ctx, at, status, writeLastAnswer(socket, status, headers, JSON.stringify(body)));
 }
 

@@ -8,6 +8,7 @@
 //     The token's `ws:` entries are then checked per websocket-API frame (frame-signing.ts).
 import type { IncomingMessage } from 'node:http';
 import { bearerToken, findToken, type TokenEntry } from '../client-auth/tokens.js';
+import { certificateEntry } from '../client-auth/certificate.js';
 import { crossSiteRefusal, type CrossSiteGuard } from '../stages/cross-site.js';
 import { GatewayError } from '../errors.js';
 import { spellingsOf } from '../params/form-params.js';
@@ -38,6 +39,8 @@ export function authenticateUpgrade(auth: UpgradeAuth, req: IncomingMessage): To
   const header = req.headers.authorization;
   let token: string | null | undefined = bearerToken(header);
   if (token === undefined) token = fromQuery;
+  const byCertificate = token === undefined ? certificateEntry(auth.tokens, req.socket) : undefined; // mTLS: a certificate the tokens file names
+  if (byCertificate) return byCertificate;
   if (token === undefined) throw new GatewayError('unauthorized', 'A client token is required: send Authorization: Bearer <token> (or ?token=<token> when the client cannot set headers).', CHALLENGE);
   if (token === null) throw new GatewayError('unauthorized', 'Authorization must be "Bearer <token>".', CHALLENGE);
   const entry = findToken(auth.tokens, token);
