@@ -207,8 +207,9 @@ function listening(gateway: Gateway, pinned: PinnedReleases, logger: Logger, sta
 
 /** One line per service: what it serves. */
 function announce(pinned: PinnedReleases, logger: Logger): void {
-  const releases = pinned.served.map((r) => r.id).filter(Boolean);
+  const ids = pinned.served.map((r) => r.id).filter(Boolean);
   for (const v of pinned.default.views) {
+    const releases = ids.filter((id) => v.service.releases.some((r) => r.id === id)); // each service its own line
     const at = v.release ? (releases.length > 1 ? ` serving ${releases.join(', ')} (default ${v.release.id})` : ` pinned at ${v.release.id}`) : '';
     logger.info(`service ${v.service.id}${at}: ${v.served.length} endpoints`);
   }

@@ -59,7 +59,9 @@ function exportDoc(argv: string[], build: (views: ReleaseView[]) => Record<strin
   const release = flag(args, 'release');
   // With --service, the release applies to that service alone (pinViews then checks it exists there).
   const pin = only !== undefined && release !== undefined ? { byService: { [only]: release } } : { all: release, byService: {} };
-  const views = pinViews(catalogue, pin).filter((v) => only === undefined || v.service.id === only);
+  // A release id names its own service (each keeps its own line): the others are left out, unversioned ones kept.
+  const owns = (v: ReleaseView) => release === undefined || !v.service.versioned || v.service.releases.some((r) => r.id === release);
+  const views = pinViews(catalogue, pin).filter((v) => (only === undefined ? owns(v) : v.service.id === only));
   console.log(JSON.stringify(build(views), null, 2));
   return 0;
 }

@@ -47,8 +47,7 @@ function main(argv: string[]): number {
   const deprecationReleases = count('deprecation-releases', flag(args, 'deprecation-releases'));
   const opts = { ignore, severity, deprecationReleases };
   const { catalogue } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
-  // Without --service, the release ids name the service (each service has its own).
-  const named = [...args.positionals, ...(args.flags.get('release') ?? []).flatMap((v) => v.split(','))];
+  const named = [...args.positionals, ...(args.flags.get('release') ?? []).flatMap((v) => v.split(','))].filter(Boolean);
   const service = versionedService(catalogue, flag(args, 'service'), named);
   const baseSpec = flag(args, 'base');
   let result: DiffResult;

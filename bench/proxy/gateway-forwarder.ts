@@ -7,7 +7,10 @@ import { startGateway } from '../../src/server.js';
 import { reportCpuOnRequest } from './cpu.js';
 import { reportMemoryOnRequest } from './memory.js';
 
-const running = await startGateway(readConfig(['--port', '0', '--upstream', `exchange=${process.argv[2]}`, ...process.argv.slice(3)], {}));
+// The default catalogue's github service goes to the same local upstream unless named: a bench never reaches out.
+const flags = process.argv.slice(3);
+const github = flags.some((f) => f.startsWith('github=')) ? [] : ['--upstream', `github=${process.argv[2]}`];
+const running = await startGateway(readConfig(['--port', '0', '--upstream', `exchange=${process.argv[2]}`, ...github, ...flags], {}));
 console.log(`port ${new URL(running.url).port}`);
 reportCpuOnRequest();
 reportMemoryOnRequest();

@@ -88,7 +88,10 @@ export function pinReleases(catalogue: Catalogue, spec: ReleaseSpec): PinnedRele
     }),
   });
   const served = ids.length ? ids.map(at) : [at(undefined)];
-  let def = served.at(-1)!;
+  // The default is the first versioned service's newest served release (each service keeps its own
+  // release line: a request without a choice gets its own service's newest either way).
+  const first = versioned[0] ? lists.get(versioned[0].id)!.at(-1) : undefined;
+  let def = served.find((r) => r.id === first) ?? served.at(-1)!;
   if (spec.default !== undefined) {
     const found = served.find((r) => r.id === spec.default);
     if (!found) throw new UsageError(`--default-release "${spec.default}" is not served; served: ${ids.join(', ')}`);

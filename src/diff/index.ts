@@ -72,22 +72,17 @@ function finish(changes: Change[], dirs: string[], opts: DiffOptions): Change[] 
 }
 
 /**
- * The service named by --service; else the catalogue's one service with releases, or the one whose
- * releases include every id in `releases` (release ids are each service's own).
+ * The service named by --service; else the one whose releases include every id in `releases` (each
+ * service keeps its own release line, so a release id names its service); else the catalogue's
+ * first versioned service.
  */
 export function versionedService(catalogue: Catalogue, id: string | undefined, releases: readonly string[] = []): Service {
   const versioned = catalogue.services.filter((s) => s.versioned);
   const ids = versioned.map((s) => s.id);
-  if (id === undefined) {
-    if (versioned.length === 1) return versioned[0];
-    const has = (s: Service, r: string) => s.releases.some((x) => x.id === r);
-    let owning = versioned.filter((s) => releases.length && releases.every((r) => has(s, r)));
-    // One id unknown everywhere (a typo): the service of the others, whose unknown-release error lists its releases.
-    if (owning.length !== 1) owning = versioned.filter((s) => releases.some((r) => has(s, r)));
-    if (owning.length === 1) return owning[0];
-    throw new UsageError(`choose a service with --service; valid: ${ids.join(', ')}`);
-  }
-  return versioned[ids.indexOf(oneOf('service', id, ids))];
+  if (id !== undefined) return versioned[ids.indexOf(oneOf('service', id, ids))];
+  if (!versioned.length) throw new UsageError('the catalogue has no service with releases');
+  const owner = releases.length ? versioned.find((s) => releases.every((r) => s.releases.some((x) => x.id === r))) : undefined;
+  return owner ?? versioned[0];
 }
 
 /** Position of a release; unknown ids throw UnknownReleaseError, which lists the valid ones. */

@@ -55,7 +55,7 @@ export function docsRoute(path: string, query: URLSearchParams, views: ReleaseVi
   if (path === DOCS_PATHS.docs) {
     const b = state(views);
     const id = query.get('release');
-    const set = id === null ? b.sets.at(-1)! : b.sets.find((s) => s.id === id);
+    const set = id === null ? defaultSet(views, b.sets) : b.sets.find((s) => s.id === id);
     if (!set) return notFound(`release=${id} is not served here; valid: ${b.sets.map((s) => s.id).join(', ')}`, 400);
     return { status: 200, headers: PAGE_HEADERS, body: docsPage(b.sets, set) };
   }
@@ -80,6 +80,12 @@ export function docsRoute(path: string, query: URLSearchParams, views: ReleaseVi
   const a = asset(rest);
   if (!a) return notFound(`no docs file ${path}`);
   return { status: 200, headers: { 'content-type': a.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }, body: a.body };
+}
+
+/** The page without ?release=: the newest release of the first versioned service (each service keeps its own line). */
+function defaultSet(views: ReleaseView[], sets: SpecSet[]): SpecSet {
+  const first = views.find((v) => v.release)?.service;
+  return sets.filter((s) => s.views.some((v) => v.service === first)).at(-1) ?? sets.at(-1)!;
 }
 
 function notFound(message: string, status = 404): DocsAnswer {

@@ -84,11 +84,11 @@ test('a ConfigMap volume layout (top-level links into a hidden, atomically swapp
   const dir = tempDir('fs-errors-configmap-');
   cpSync(join(ROOT, 'catalogue'), join(dir, '..2026_11_27_06_00_00.1'), { recursive: true });
   symlinkSync('..2026_11_27_06_00_00.1', join(dir, '..data'));
-  for (const entry of ['schema', 'exchange', 'tx-examples']) symlinkSync(`..data/${entry}`, join(dir, entry));
+  for (const entry of ['schema', 'exchange', 'github', 'tx-examples']) symlinkSync(`..data/${entry}`, join(dir, entry));
   const shipped = loadCatalogue(join(ROOT, 'catalogue'), { modelCache: false });
   const mounted = loadCatalogue(dir, { modelCache: false });
   assert.is(mounted.hash, shipped.hash, 'the same files, the same catalogue');
-  assert.is(mounted.catalogue.services.length, 2);
+  assert.is(mounted.catalogue.services.length, 3);
   symlinkSync('..data/exchange', join(dir, 'exchange-again'));
   symlinkSync('..', join(dir, '..data/exchange/endpoints/up')); // a loop through the hidden folder
   const problems = readProblems(dir);

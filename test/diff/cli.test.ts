@@ -88,13 +88,6 @@ test('downgrade from the CLI: additions of the newer release are breaking remova
   assert.ok(cs.some((c) => c.id === 'endpoint-undeprecated' && c.endpoint === 'POST /api/v3/order/oco'));
 });
 
-test('without --service, the release ids name the service that has them', () => {
-  const r = diff('2024-11-06', '2025-04-09', '--format', 'json');
-  assert.is(r.status, 0, r.stderr);
-  assert.is(JSON.parse(r.stdout).service, 'github');
-  assert.match(diff('2024-11-06', '3.6.0').stderr, /choose a service with --service; valid: exchange, github/, 'ids of two services name neither');
-});
-
 test('--catalogue and --service reach another catalogue', () => {
   const { dir } = loadFixture();
   const r = diff('1.0', '10.0', '--catalogue', dir, '--service', 'shop', '--format', 'json');
@@ -104,8 +97,7 @@ test('--catalogue and --service reach another catalogue', () => {
 
 test('changelog: every release newest first with its date and notes, --output writes the file', () => {
   const out = join(tmp, 'CHANGELOG.md');
-  // Two services have releases (exchange, github): the changelog names one.
-  const r = runTool('changelog', ['--service', 'exchange', '--output', out]);
+  const r = runTool('changelog', ['--output', out]);
   assert.is(r.status, 0, r.stderr);
   const text = readFileSync(out, 'utf8');
   const headings = [...text.matchAll(/^## (\S+) \((\d{4}-\d{2}-\d{2})\)$/gm)].map((m) => `${m[1]} ${m[2]}`);
@@ -116,8 +108,7 @@ test('changelog: every release newest first with its date and notes, --output wr
     assert.ok(section.includes(rel.notes), `${rel.id} notes`);
   }
   assert.match(text.split('\n## 3.6.0 (')[1].split('\n## ')[0], /`endpoint-removed` in 3\.6\.0/);
-  assert.is(runTool('changelog', ['--service', 'exchange']).stdout, text, 'stdout when no --output');
-  assert.match(runTool('changelog', []).stderr, /choose a service with --service; valid: exchange, github/);
+  assert.is(runTool('changelog', []).stdout, text, 'stdout when no --output');
   assert.is(runTool('changelog', ['--service', 'nope']).status, 2);
 });
 

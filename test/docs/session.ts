@@ -5,10 +5,12 @@
 // process instead, with the same code the commands run:
 //   npm start -- <flags> / node dist/src/cli.cjs <flags>   the gateway (src/server.ts), on a free port
 //   node dist/test/support/exchange-upstream.js '<keys>' <port>   the exchange stand-in, on a free port
+//   node dist/test/support/github-upstream.js [--speaks v] [--port n]   the GitHub stand-in, likewise
 //   npm run catalogue|diff|changelog -- <args>   the tool's command (test/support/tools.ts), but for
 //                                               catalogue drift (it calls a gateway of this process)
 //   npm run settings-table                      the table src/settings-doc.ts renders
-// A gateway started without --upstream gets a stand-in of its own (tests never reach the exchange);
+// A gateway started without --upstream gets a stand-in of its own (tests never reach the exchange),
+// and one naming no github upstream gets it for GitHub too (nor GitHub);
 // gateways and tools read the folder's copy of the catalogue, not the checkout's.
 // Ports the page names (8080, 9000, …) are mapped to the real ones in every later command. Any
 // other command runs in `sh` (curl, cat, keygen and catalogue drift through a small `npm run` shim), in the folder.
@@ -22,6 +24,7 @@ import { UsageError } from '../../src/usage-error.js';
 import { readmeTable } from '../../src/settings-doc.js';
 import { startUpstream, ROOT, type Upstream } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { startGithubUpstream, type GithubVersion } from '../support/github-upstream.js';
 import { runTool, type ToolName } from '../support/tools.js';
 
 export interface Ran {
@@ -96,6 +99,7 @@ export class Session {
     }
     // (Its --help runs as a command: it prints and exits.)
     if (/^node dist\/test\/support\/exchange-upstream\.js\b(?!\s+(?:--help|-h)\b)/.test(cmd)) return this.upstream(this.words(cmd).slice(2));
+    if (/^node dist\/test\/support\/github-upstream\.js\b(?!\s+--help\b)/.test(cmd)) return this.githubUpstream(this.words(cmd).slice(2));
     const tool = /^npm run(?: -s)? (catalogue|diff|changelog|settings-table)\b(?: --)?(.*)$/s.exec(cmd);
     // catalogue drift reads a gateway of this process over HTTP, and needs no catalogue: it runs in sh.
     if (tool && !/^\s*drift\b/.test(tool[2])) {
@@ -121,6 +125,17 @@ export class Session {
     return { output: `port ${port}`, status: 0 };
   }
 
+  /** The GitHub stand-in (test/support/github-upstream.ts): `--speaks <version>`, `--port <n>` mapped like the others. */
+  private async githubUpstream(args: string[]): Promise<Ran> {
+    const at = (flag: string) => { const i = args.indexOf(flag); return i >= 0 ? args[i + 1] : undefined; };
+    const port = at('--port') ?? '9100';
+    if (this.ports.has(port)) return { output: `port ${port} is in use`, status: 1 };
+    const up = await startGithubUpstream((at('--speaks') ?? '2022-11-28') as GithubVersion);
+    this.ports.set(port, new URL(up.url).port);
+    this.jobs.push({ kind: 'upstream', port, stop: up.stop });
+    return { output: `port ${port}`, status: 0 };
+  }
+
   private async gateway(words: string[]): Promise<Ran> {
     const env = { ...this.env };
     while (/^\w+=/.test(words[0])) {
@@ -136,9 +151,14 @@ export class Session {
     // Files a page names are in the session's folder, where its shell commands made them.
     for (let i = 0; i < flags.length - 1; i++) if (FILE_FLAGS.has(flags[i]) && !isAbsolute(flags[i + 1])) flags[i + 1] = join(this.dir, flags[i + 1]);
     const upstream: string[] = [];
-    if (!flags.some((f) => f.startsWith('--upstream') && !f.startsWith('--upstream-release'))) {
+    if (!flags.some((f) => /^exchange(\.rest)?=/.test(f))) {
       this.ownUpstream ??= await startUpstream();
       upstream.push('--upstream', `exchange=${this.ownUpstream.url}`);
+    }
+    // Nor GitHub: a page that names no github upstream gets the same stand-in for it.
+    if (!flags.some((f) => /^github(\.rest)?=/.test(f))) {
+      this.ownUpstream ??= await startUpstream();
+      upstream.push('--upstream', `github=${this.ownUpstream.url}`);
     }
     let running: RunningGateway;
     try {

@@ -63,7 +63,7 @@ test('bad flags → exit 2 naming the flag and the valid choices', async () => {
   assert.is(r.status, 2);
   assert.match(r.stderr.split('\n')[0], /unknown option --prot \(valid: --release, .*--host, --port,/);
   assert.match(await usageMessage(['--port', 'eighty']), /invalid --port "eighty"/);
-  assert.match(await usageMessage(['--upstream', 'nosuch=http://127.0.0.1:1', '--port', '0']), /unknown service "nosuch"; valid: exchange, tx-examples/);
+  assert.match(await usageMessage(['--upstream', 'nosuch=http://127.0.0.1:1', '--port', '0']), /unknown service "nosuch"; valid: exchange, github, tx-examples/);
   assert.match(await usageMessage(['--log-level', 'chatty']), /valid: debug, info, warn, error, silent/);
 });
 

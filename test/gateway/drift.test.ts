@@ -69,8 +69,9 @@ test('what the catalogue knows is not drift: an endpoint removed or not yet adde
   assert.is(gone.status, 410);
   await gone.text();
   await (await fetch(`${gw.url}/_gateway/nothing`)).text();
-  const root = await fetch(`${gw.url}/`, { redirect: 'manual' });
-  assert.is(root.status, 302);
+  const root = await fetch(`${gw.url}/`, { redirect: 'manual' }); // GitHub's API root in the default catalogue
+  assert.ok(root.status === 200 || root.status === 302);
+  await root.text();
   assert.is((await report()).unknownOperations.total, before);
 });
 

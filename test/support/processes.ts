@@ -1,4 +1,5 @@
 // Start test processes (the local exchange upstream, the gateway CLI) and wait for their ready line.
+import { localGithub } from './gateway.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -115,6 +116,7 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
 
 /** Start the gateway CLI (`node dist/src/cli.cjs`) and resolve with its URL; `nodeFlags` as for startProcess. */
 export async function startGatewayProcess(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags = NODE_FLAGS): Promise<Proc & { url: string }> {
-  const p = await startProcess(`${ROOT}dist/src/cli.cjs`, ['--port', '0', ...args], /listening on (https?:\/\/\S+)/, env, 60_000, nodeFlags);
+  const exchange = args.find((a) => /^exchange(\.rest)?=/.test(a))?.replace(/^exchange(\.rest)?=/, '');
+  const p = await startProcess(`${ROOT}dist/src/cli.cjs`, ['--port', '0', ...args, ...localGithub(args, exchange)], /listening on (https?:\/\/\S+)/, env, 60_000, nodeFlags);
   return { ...p, url: p.match[1] };
 }

@@ -90,11 +90,13 @@ export function select(state: GatewayState<unknown>, req: IncomingMessage): Sele
   const path = (req.url ?? '/').split('?')[0];
   const owner = ownerOf(state.default.program.table, path);
   if (served && (!owner?.service.versioned || owner.service.releases.some((r) => r.id === asked))) return { served, prefix };
-  const ids = [...state.byId.keys()];
+  const line = owner?.service.versioned ? servedOf(state, owner.service) : [...state.byId.keys()];
+  const of = owner?.service.versioned ? ` for ${owner.service.id}` : '';
+  const choose = 'Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.';
   const error = new GatewayError('invalid', served
-    ? `Release '${clip(asked)}' is not a release of ${owner!.service.id}, which owns ${clip(path)}; its served releases: ${servedOf(state, owner!.service).join(', ')}. Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.`
-    : ids.length
-      ? `Release '${clip(asked)}' is not served by this gateway; served: ${ids.join(', ')} (default ${state.default.id}). Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.`
+    ? `Release '${clip(asked)}' is not a release of ${owner!.service.id}, which owns ${clip(path)}; its served releases: ${line.join(', ')}. ${choose}`
+    : line.length
+      ? `Release '${clip(asked)}' is not served by this gateway; served: ${line.join(', ')} (default ${defaultOf(state, line)})${of}. ${choose}`
       : `Release '${clip(asked)}' is not served: this gateway serves no versioned service.`);
   return { error, view: owner, served: state.default };
 }
@@ -122,6 +124,11 @@ function byVersionHeader(state: GatewayState<unknown>, req: IncomingMessage, rul
 /** The served release ids of one service. */
 function servedOf(state: GatewayState<unknown>, service: Service): string[] {
   return [...state.byId.keys()].filter((id) => service.releases.some((r) => r.id === id));
+}
+
+/** The release a request of a service with these served releases gets without a choice. */
+function defaultOf(state: GatewayState<unknown>, line: readonly string[]): string | undefined {
+  return state.default.id !== undefined && line.includes(state.default.id) ? state.default.id : line.at(-1);
 }
 
 /** A malformed %-escape ("/@%E0/") is not an error here: the raw text is simply a release not served. */
