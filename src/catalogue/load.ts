@@ -8,6 +8,7 @@ import { parseYamlFile } from './yaml-file.js';
 import { checkChanges } from './changes/check.js';
 import { DEFAULT_CATALOGUE_DIR, openCatalogue, writeCache, type LoadOptions, type LoadResult, type Opened } from './model-cache.js';
 import type { Catalogue } from './model.js';
+import { operationKey } from './operation-key.js';
 
 export { asciiJson, DEFAULT_CATALOGUE_DIR, defaultCacheDir, isStaleCache, loaderVersion, type LoadOptions, type LoadResult } from './model-cache.js';
 
@@ -82,11 +83,12 @@ function checkAcrossServices(services: Catalogue['services'], problems: Problem[
   const owner = new Map<string, string>();
   for (const s of services) {
     for (const e of s.endpoints) {
-      const other = owner.get(e.key);
+      const key = operationKey(e);
+      const other = owner.get(key);
       if (other && other !== s.id) {
-        problems.push({ ...e.at, message: `duplicate endpoint ${e.key}: service ${other} already serves it` });
+        problems.push({ ...e.at, message: `duplicate endpoint ${e.key}: service ${other} already serves it${key === e.key ? '' : ` (paths that differ only in parameter names are one operation)`}` });
       }
-      owner.set(e.key, s.id);
+      owner.set(key, s.id);
     }
   }
 }

@@ -43,9 +43,9 @@ export interface Release {
 
 export interface Parameter extends Lifecycle {
   name: string;
+  /** query: query string or form body; header; body: a top-level field of a JSON object body; path: a {name} segment of the path. */
   in: 'query' | 'header' | 'body' | 'path';
-  /** in: path only: the value may hold '/' (GitHub's x-multi-segment: the {path} of a file). */
-  multiSegment?: boolean;
+  /** Always true for path parameters. */
   required: boolean;
   description?: string;
   schema: Record<string, unknown>;
@@ -57,6 +57,8 @@ export interface Parameter extends Lifecycle {
    * text in one value; repeated = the key once per item. Set by the loader for every array (default json).
    */
   style?: ParameterStyle[];
+  /** Path parameters only: the value may span several segments (hold `/`), GitHub's x-multi-segment. */
+  multiSegment?: boolean;
 }
 
 export type ParameterStyle = 'json' | 'repeated';
@@ -77,6 +79,7 @@ export interface Endpoint extends Lifecycle {
   service: string;
   module: string;
   method: string;
+  /** Static segments and whole-segment `{name}` parameters (path-template.ts parses it). */
   path: string;
   /** "METHOD /path", the key used everywhere (route table, diff, messages). */
   key: string;

@@ -1,16 +1,27 @@
 // Resolve a service at one release: what is alive, deprecated, removed or not yet added there.
 import { aliveAt, currentAt, statusAt, type Status } from './lifecycle.js';
 import type { Catalogue, Endpoint, EnumValue, Parameter, Release, SecurityScheme, Service, Stream, WsMethod } from './model.js';
+import { splitParameters, type SplitParameters } from './parameter-kinds.js';
 
 export interface EndpointAt {
   endpoint: Endpoint;
   status: Status;
   /** Security requirement in force at the release (NONE when none is). */
   security: SecurityScheme;
-  /** Parameters the endpoint takes at the release: its own, the service's common ones, and the signed ones. */
+  /**
+   * Parameters the endpoint takes at the release: its own (query, header, path and JSON body fields;
+   * pathParameters and bodyParameters below are those kinds apart), the service's common ones, and
+   * the signed ones.
+   */
   parameters: Parameter[];
   /** Every parameter the catalogue knows for the endpoint at any release (for "added in X" answers). */
   knownParameters: Parameter[];
+  /** The path's {name} parameters in path order: alive whenever the endpoint is, always required. */
+  pathParameters: readonly Parameter[];
+  /** JSON body fields (in: body) alive at the release; bodySchemaAt (validators.ts) composes their object schema. */
+  bodyParameters: readonly Parameter[];
+  /** Every body field the catalogue knows for the endpoint at any release. */
+  knownBodyParameters: readonly Parameter[];
 }
 
 export interface ReleaseView {
@@ -86,11 +97,18 @@ export function resolveServiceAt(service: Service, at: number): ReleaseView {
  * state of an endpoint once, not once per release. Keyed by the service, so a reloaded catalogue
  * brings its own and the old one goes with it.
  */
-const interned = new WeakMap<Service, Map<Endpoint, EndpointAt[]>>();
+const interned = new WeakMap<Service, Map<Endpoint, EndpointStates>>();
 
-function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointAt[]>, e: Endpoint, at: number): EndpointAt {
-  let states = byEndpoint.get(e);
-  if (!states) byEndpoint.set(e, (states = []));
+/** One endpoint's parameters by kind (computed once) and its distinct states so far. */
+interface EndpointStates {
+  split: SplitParameters;
+  states: EndpointAt[];
+}
+
+function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointStates>, e: Endpoint, at: number): EndpointAt {
+  let entry = byEndpoint.get(e);
+  if (!entry) byEndpoint.set(e, (entry = { split: splitParameters(e), states: [] }));
+  const { split, states } = entry;
   const status = statusAt(e.span, at);
   const security = currentAt(e.security, at)?.scheme ?? 'NONE';
   const signed = security === 'SIGNED';
@@ -102,7 +120,9 @@ function endpointAt(service: Service, byEndpoint: Map<Endpoint, EndpointAt[]>, e
     const s = states[i];
     if (s.status === status && s.security === security && sameItems(s.parameters, parameters)) return s;
   }
-  const out = { endpoint: e, status, security, parameters, knownParameters };
+  // The body fields are among `parameters`: equal parameters, equal fields.
+  const bodyParameters = split.body.length ? aliveAt(split.body, at) : split.body;
+  const out = { endpoint: e, status, security, parameters, knownParameters, pathParameters: split.path, bodyParameters, knownBodyParameters: split.body };
   states.push(out);
   return out;
 }

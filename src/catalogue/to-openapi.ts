@@ -6,8 +6,10 @@
 import { errorBody, errorSchema } from './envelope.js';
 import { weightAt } from './weight-at.js';
 import type { Endpoint, Parameter, Release, Service } from './model.js';
+import { parseTemplate, shapeOf, type PathTemplate } from './path-template.js';
 import { REASONS, type Reason } from './reasons.js';
 import type { EndpointAt, ReleaseView } from './resolve.js';
+import { bodySchemaAt } from './validators.js';
 
 export interface OpenApiOptions {
   /** Where clients reach the gateway; default: the document's own origin ("/"). */
@@ -23,14 +25,20 @@ export function toOpenApi(views: ReleaseView[], opts: OpenApiOptions = {}): Json
   const paths: Record<string, Json> = {};
   const tags = new Map<string, string>();
   const shared: Json = {};
+  // OpenAPI allows one spelling of a templated path: operations on the same shape share the first one's names.
+  const spelled = new Map<string, string>();
+  // The services' named schemas, and the $defs of bodies that bring their own, become the components.
+  const defs: Json = Object.assign({}, ...views.map((v) => v.service.schemas));
   for (const view of views) {
     for (const e of view.served) {
       const ep = e.endpoint;
       tags.set(ep.module, `${view.service.title}: ${ep.module} endpoints`);
-      (paths[ep.path] ??= {})[ep.method.toLowerCase()] = operation(view, e, shared);
+      const path = spelled.get(shapeOf(ep.path)) ?? ep.path;
+      spelled.set(shapeOf(ep.path), path);
+      (paths[path] ??= {})[ep.method.toLowerCase()] = operation(view, e, { shared, defs }, path);
     }
   }
-  const schemas: Json = Object.assign({}, ...views.map((v) => v.service.schemas), ...views.map(envelopeSchema));
+  const schemas: Json = Object.assign({}, defs, ...views.map(envelopeSchema));
   return refs({
     openapi: '3.1.0',
     info: {
@@ -55,19 +63,21 @@ export function operationId(ep: Endpoint): string {
   return `${ep.method.toLowerCase()}${ep.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`;
 }
 
-function operation(view: ReleaseView, e: EndpointAt, shared: Json): Json {
+function operation(view: ReleaseView, e: EndpointAt, { shared, defs }: { shared: Json; defs: Json }, path: string): Json {
   const ep = e.endpoint;
+  const rename = pathNames(ep.path, path);
   const op: Json = {
     operationId: operationId(ep),
     tags: [ep.module],
     summary: ep.summary ?? ep.key,
-    parameters: e.parameters.filter((p) => p.in !== 'body').map((p) => parameter(view, p)),
+    parameters: [...e.pathParameters.map((p) => ({ ...parameter(view, p), name: rename(p.name) })), ...e.parameters.filter((p) => p.in !== 'path' && p.in !== 'body').map((p) => parameter(view, p))],
     // Public operations say so explicitly: without it they would inherit nothing, which linters
     // cannot tell apart from a forgotten requirement.
     security: e.security === 'NONE' ? [] : [{ [SCHEME_NAME[e.security]]: [] }],
     responses: responses(view, e, shared),
   };
-  if (ep.body) op.requestBody = { required: true, content: { 'application/json': { schema: ep.body } } };
+  const body = requestBody(view, e, defs);
+  if (body) op.requestBody = body;
   const weight = weightAt(ep, view.at);
   if (weight) {
     // The request weight the upstream counted at this release, shown on the docs page and kept machine-readable.
@@ -100,6 +110,46 @@ function lifecycleExtensions(releases: Release[], ep: Endpoint): Json {
 
 const releaseRef = (r: Release) => ({ release: r.id, date: r.date });
 
+/**
+ * A `body:` schema's own $defs moved into `defs` (the components), and the body without them: a
+ * name already taken by a different schema gets a suffix, and the references follow it.
+ */
+function hoisted(body: Json, defs: Json): Json {
+  const { $defs: own, ...rest } = body as { $defs?: Json };
+  if (!own) return body;
+  const renamed = new Map<string, string>();
+  for (const [name, def] of Object.entries(own)) {
+    let id = name;
+    for (let n = 2; defs[id] !== undefined && JSON.stringify(defs[id]) !== JSON.stringify(def); n++) id = `${name}-${n}`;
+    renamed.set(name, id);
+    defs[id] = def;
+  }
+  const follow = (x: unknown): Json => JSON.parse(JSON.stringify(x).replace(/"#\/\$defs\/([^"]+)"/g, (m, name: string) => (renamed.has(name) ? `"#/$defs/${renamed.get(name)}"` : m)));
+  for (const id of renamed.values()) defs[id] = follow(defs[id]);
+  return follow(rest);
+}
+
+/** Each {name} of `own` as the same segment of `spelled` names it (the two paths have one shape). */
+function pathNames(own: string, spelled: string): (name: string) => string {
+  if (own === spelled) return (name) => name;
+  const [a, b] = [parseTemplate(own), parseTemplate(spelled)] as PathTemplate[];
+  return (name) => b.params[a.params.indexOf(name)] ?? name;
+}
+
+/** A `body:` schema as written, or the object of the body fields served at the release (deprecated ones marked). */
+function requestBody(view: ReleaseView, e: EndpointAt, defs: Json): Json | null {
+  if (e.endpoint.body) return { required: true, content: { 'application/json': { schema: hoisted(e.endpoint.body, defs) } } };
+  if (!e.bodyParameters.length) return null;
+  // The service's schemas are the document's components (refs() points there), not a copy in each body.
+  const { $defs, ...schema } = bodySchemaAt(view, e)!.schema;
+  const properties = schema.properties as Record<string, Json>;
+  for (const p of e.bodyParameters) {
+    if (p.description) properties[p.name] = { ...properties[p.name], description: p.description };
+    if (view.status(p) === 'deprecated') properties[p.name] = { ...properties[p.name], deprecated: true };
+  }
+  return { required: schema.required !== undefined, content: { 'application/json': { schema } } };
+}
+
 function parameter(view: ReleaseView, p: Parameter): Json {
   const schema = { ...p.schema } as Json;
   if (p.enum) {
@@ -110,6 +160,7 @@ function parameter(view: ReleaseView, p: Parameter): Json {
     else schema.enum = values;
   }
   const out: Json = { name: p.name, in: p.in, required: p.required, schema };
+  if (p.multiSegment) out['x-multi-segment'] = true; // GitHub's own mark: the value may hold /
   if (p.description) out.description = p.description;
   if (view.status(p) === 'deprecated') out.deprecated = true;
   return out;
@@ -123,7 +174,7 @@ const APPLIES: Partial<Record<Reason, (e: EndpointAt) => boolean>> = {
   gone: () => true,
   malformed: () => true,
   duplicate: () => true,
-  missing: (e) => e.parameters.some((p) => p.required) || !!e.endpoint.body,
+  missing: (e) => e.parameters.some((p) => p.required) || !!e.endpoint.body || e.bodyParameters.some((p) => p.required),
   notAllowed: () => true,
   combination: (e) => e.endpoint.constraints.length > 0,
   invalid: () => true,
@@ -133,7 +184,7 @@ const APPLIES: Partial<Record<Reason, (e: EndpointAt) => boolean>> = {
   crossSite: () => true,
   requestTimeout: () => true,
   tooLarge: () => true,
-  unsupportedMedia: (e) => !!e.endpoint.body,
+  unsupportedMedia: (e) => !!e.endpoint.body || e.bodyParameters.length > 0,
   unknown: () => true,
   upstream: (e) => !e.endpoint.builder,
   overloaded: () => true,

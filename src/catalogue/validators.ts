@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { Endpoint, Parameter, Service } from './model.js';
+import type { EndpointAt, ReleaseView } from './resolve.js';
 
 /** Query, form and header values arrive as text: coerce them to the declared types. */
 export const PARAM_AJV_OPTIONS: Readonly<Options> = { coerceTypes: true, allErrors: false, strict: false, allowUnionTypes: true };
@@ -63,4 +64,57 @@ export function bodySchema(service: Pick<Service, 'schemas'>, endpoint: Pick<End
   const body = endpoint.body;
   if (!body) return null;
   return { ...body, $defs: { ...service.schemas, ...(body.$defs as object | undefined) } };
+}
+
+/** An endpoint's JSON body as checked at one release. */
+export interface BodyAt {
+  /** The JSON Schema a body is checked with (body ajv); #/$defs/<Name> are the service's schemas. */
+  schema: Record<string, unknown>;
+  /**
+   * Body fields the catalogue knows at other releases but not at this one, by name (the entry to
+   * quote, as lifecycleFacts words it: "added in X" / "removed in Y"). Empty for a `body:` schema.
+   */
+  elsewhere: ReadonlyMap<string, Parameter>;
+}
+
+/**
+ * The JSON body of an endpoint at the view's release: the object composed from its body fields
+ * alive there (fields it does not know pass, as at GitHub; a field of another release is for the
+ * caller to refuse through `elsewhere`), else its `body:` schema; null when it takes no JSON body.
+ */
+export function bodySchemaAt(view: Pick<ReleaseView, 'service' | 'enumValues'>, e: Pick<EndpointAt, 'endpoint' | 'bodyParameters' | 'knownBodyParameters'>): BodyAt | null {
+  if (!e.knownBodyParameters.length) {
+    const schema = bodySchema(view.service, e.endpoint);
+    return schema && { schema, elsewhere: new Map() };
+  }
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const p of e.bodyParameters) {
+    properties[p.name] = schemaAt(view, p);
+    if (p.required) required.push(p.name);
+  }
+  const elsewhere = new Map<string, Parameter>();
+  for (const p of e.knownBodyParameters) if (!Object.hasOwn(properties, p.name) && !elsewhere.has(p.name)) elsewhere.set(p.name, p);
+  return { schema: fieldsObject(view.service, properties, required), elsewhere };
+}
+
+/** An object of named fields whose unknown fields pass, with the service's schemas as $defs. */
+export function fieldsObject(service: Pick<Service, 'schemas'>, properties: Record<string, unknown>, required: string[]): Record<string, unknown> {
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: true, $defs: { ...service.schemas } };
+}
+
+/**
+ * The object schema the path's parameter values (text, coerced as query text is: createParamAjv)
+ * are checked with at the view's release, keyed by parameter name; null for a static path.
+ */
+export function pathSchemaAt(view: Pick<ReleaseView, 'enumValues'>, e: Pick<EndpointAt, 'pathParameters'>): Record<string, unknown> | null {
+  if (!e.pathParameters.length) return null;
+  const properties: Record<string, unknown> = {};
+  for (const p of e.pathParameters) properties[p.name] = schemaAt(view, p);
+  return { type: 'object', properties, required: e.pathParameters.map((p) => p.name) };
+}
+
+/** parameterSchema with the values of its named enum alive at the view's release. */
+function schemaAt(view: Pick<ReleaseView, 'enumValues'>, p: Parameter): Record<string, unknown> {
+  return parameterSchema(p, p.enum ? view.enumValues(p.enum).map((v) => v.value) : undefined);
 }

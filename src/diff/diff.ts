@@ -6,7 +6,7 @@ import { diffBody, diffConstraints, diffSchema, diffWeight } from './diff-schema
 import { cmp, compareUsers } from './order.js';
 import { Walk } from './sides.js';
 import { inlineEnum, type Sides, type Surface, type SurfaceItem } from './surface.js';
-import type { Delta, EnumUser, Kind, Subject } from './types.js';
+import type { Delta, DeltaType, EnumUser, Kind, Subject } from './types.js';
 
 /**
  * The keys of a, then those of b that a lacks (a Set union's order). Indexed loops over it, here and
@@ -32,7 +32,8 @@ export function diffWalk(walk: Sides): Delta[] {
     const key = keys[i];
     const x = a.get(key);
     const y = b.get(key);
-    const subject = (x ?? y)!.subject;
+    // The <to> side's spelling: a renamed path parameter shows the operation as it is now.
+    const subject = (y ?? x)!.subject;
     const kind = subject.type as Kind;
     if (!x || !y) {
       const release = walk.whenServed(subject);
@@ -71,41 +72,56 @@ function addUser(users: Map<string, EnumUser[]>, enumName: string, user: EnumUse
 function diffParameters(
   walk: Sides, key: string, x: SurfaceItem, y: SurfaceItem, securityChanged: boolean, users: Map<string, EnumUser[]>, out: Delta[],
 ): void {
-  const { subject } = x;
-  const paramAt = (s: Surface, name: string): Parameter | undefined => s.items.get(key)?.parameters?.get(name);
+  const { subject } = y;
   const names = unionKeys(x.parameters!, y.parameters!);
   for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    const px = x.parameters!.get(name);
-    const py = y.parameters!.get(name);
+    const k = names[i];
+    const px = x.parameters!.get(k);
+    const py = y.parameters!.get(k);
+    const paramAt = (s: Surface): Parameter | undefined => s.items.get(key)?.parameters?.get(k);
     if (!px || !py) {
       const p = (px ?? py)!;
       // Signed parameters come and go with the security scheme: the security change reports them.
       if (securityChanged && (px ? x : y).signed?.has(p)) continue;
-      const release = walk.when(subject, (s) => paramAt(s, name) !== undefined);
-      out.push({ kind: 'parameter', type: px ? 'removed' : 'added', subject, parameter: name, release, item: p, param: p, at: p.at });
+      const release = walk.when(subject, (s) => paramAt(s) !== undefined);
+      out.push({ ...own(p), type: lifeType(p, px ? 'removed' : 'added'), release, required: p.required });
       continue;
     }
-    if (px.required !== py.required) {
-      const release = walk.when(subject, (s) => paramAt(s, name)?.required);
-      out.push({ kind: 'parameter', type: py.required ? 'became-required' : 'became-optional', subject, parameter: name, release, item: py, param: py, at: py.at });
+    const name = py.name;
+    if (px.name !== name) {
+      const release = walk.when(subject, (s) => paramAt(s)?.name);
+      out.push({ ...own(py), type: 'renamed', release, before: px.name, after: name });
     }
-    if (px !== py) diffSchema(walk, subject, name, px.schema, py.schema, (s) => paramAt(s, name)?.schema, { param: py, at: py.at }, out);
+    if (px.required !== py.required) {
+      const release = walk.when(subject, (s) => paramAt(s)?.required);
+      out.push({ ...own(py), type: lifeType(py, py.required ? 'became-required' : 'became-optional'), release });
+    }
+    if (px !== py) diffSchema(walk, subject, name, px.schema, py.schema, (s) => paramAt(s)?.schema, { param: py, at: py.at, inBody: py.in === 'body' || undefined }, out);
     const dx = walk.from.status(px) === 'deprecated';
     const dy = walk.to.status(py) === 'deprecated';
     if (dx !== dy) {
       const release = walk.when(subject, (s) => {
-        const p = paramAt(s, name);
+        const p = paramAt(s);
         return p !== undefined && s.status(p) === 'deprecated';
       });
-      out.push({ kind: 'parameter', type: dy ? 'deprecated' : 'undeprecated', subject, parameter: name, release, item: py, param: py, at: py.at });
+      out.push({ ...own(py), type: dy ? 'deprecated' : 'undeprecated', release });
     }
     if (px.enum && px.enum === py.enum) {
       addUser(users, px.enum, { [subject.type === 'endpoint' ? 'endpoint' : 'wsMethod']: subject.id, name });
     }
     // One entry at both ends has one schema: nothing inline to compare.
-    if (px !== py) diffInlineValues(walk, subject, name, px, py, (s) => paramAt(s, name), out);
+    if (px !== py) diffInlineValues(walk, subject, name, px, py, paramAt, out);
   }
+
+  /** The delta's fields naming the parameter: a JSON body field is reported as a body property. */
+  function own(p: Parameter): Pick<Delta, 'kind' | 'subject' | 'parameter' | 'item' | 'param' | 'at'> {
+    return { kind: p.in === 'body' ? 'body' : 'parameter', subject, parameter: p.name, item: p, param: p, at: p.at };
+  }
+}
+
+/** The body kind's name for a lifecycle event of a JSON body field. */
+function lifeType(p: Parameter, type: 'added' | 'removed' | 'became-required' | 'became-optional'): DeltaType {
+  return p.in === 'body' ? (`body-${type}` as DeltaType) : type;
 }
 
 /** A stream whose name template has placeholders typed by a named enum uses that enum. */

@@ -17,9 +17,11 @@ function eventsOf(c: Change): { key: string; event: BreakingEvent | 'deprecated'
   if (c.kind === 'ws-method' && c.name) return own(`${WS_API}${c.name}`);
   if (c.kind === 'stream' && c.name) return own(`${STREAM}${c.name}`);
   const key = c.endpoint ?? (c.wsMethod ? `${WS_API}${c.wsMethod}` : undefined);
-  if (c.kind === 'parameter' && key && c.name) {
-    if (c.id === 'parameter-removed') return [{ key, event: { kind: 'parameterRemoved', parameter: c.name } }];
-    if (c.id === 'parameter-became-required' || c.id === 'required-parameter-added') return [{ key, event: { kind: 'requiredAdded', parameter: c.name } }];
+  // A JSON body's top-level field is a parameter to version changes (a nested property is not one).
+  const field = c.kind === 'parameter' || (c.kind === 'body' && !/[.[]/.test(c.name ?? '.'));
+  if (field && key && c.name) {
+    if (c.id === 'parameter-removed' || c.id === 'body-property-removed') return [{ key, event: { kind: 'parameterRemoved', parameter: c.name } }];
+    if (/^(parameter-became-required|required-parameter-added|body-property-became-required|body-required-property-added)$/.test(c.id)) return [{ key, event: { kind: 'requiredAdded', parameter: c.name } }];
   }
   if (c.id === 'enum-value-removed' && c.value !== undefined) {
     return (c.usedBy ?? []).flatMap((u) => {

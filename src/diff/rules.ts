@@ -39,6 +39,14 @@ const tightened = (d: Delta) => SCHEME_RANK[d.after as SecurityScheme] > SCHEME_
 const keyword = (d: Delta) => (d.attribute ?? '').replace(/^items\./, '');
 const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems']);
 const isType = (d: Delta) => keyword(d) === 'type' || keyword(d) === 'format';
+/** Every value accepted before still is: a type union gains a member, integer becomes number, or the type or format goes. */
+function typeWidened(d: Delta): boolean {
+  if (d.after === undefined) return true;
+  if (keyword(d) !== 'type' || d.before === undefined) return false;
+  const types = (text: string) => [JSON.parse(text) as string | string[]].flat();
+  const after = new Set(types(d.after));
+  return types(d.before).every((t) => after.has(t) || (t === 'integer' && after.has('number')));
+}
 const patternChanged = (d: Delta) => keyword(d) === 'pattern' && d.before !== undefined && d.after !== undefined;
 /** A bound or pattern added, a lower bound raised or an upper bound lowered: fewer values accepted. */
 function boundTightened(d: Delta): boolean {
@@ -53,7 +61,8 @@ const bodyProp = (d: Delta) => `body property ${d.parameter}`;
 const removedEarly = (d: Delta, ctx: RuleContext) => typeof d.deprecatedFor === 'number' && d.deprecatedFor < ctx.deprecationReleases;
 
 const use = (d: Delta) => (d.item?.replacement ? `; use ${d.item.replacement}` : '');
-const where = (p: Parameter | undefined) => (p?.in === 'header' ? 'header' : p?.in === 'body' ? 'body field' : 'query parameter');
+const WHERE: Record<Parameter['in'], string> = { header: 'header', body: 'body field', path: 'path parameter', query: 'query parameter' };
+const where = (p: Parameter | undefined) => WHERE[p?.in ?? 'query'];
 const param = (d: Delta) => `${where(d.param)} ${d.parameter}`;
 const value = (d: Delta) => `value ${d.value} of ${d.subject.type === 'enum' ? `enum ${d.subject.id}` : param(d)}`;
 
@@ -79,11 +88,13 @@ export const RULES: readonly Rule[] = [
   { id: 'parameter-became-optional', severity: 'info', kind: 'parameter', type: 'became-optional', description: 'a required parameter becomes optional', message: (d) => `${param(d)} became optional` },
   { id: 'parameter-deprecated', severity: 'warning', kind: 'parameter', type: 'deprecated', description: 'a parameter becomes deprecated', message: (d) => `${param(d)} deprecated${use(d)}` },
   { id: 'parameter-undeprecated', severity: 'info', kind: 'parameter', type: 'undeprecated', description: 'a deprecated parameter is no longer deprecated (downgrades)', message: (d) => `${param(d)} no longer deprecated` },
+  { id: 'path-parameter-renamed', severity: 'info', kind: 'parameter', type: 'renamed', description: 'a path parameter is renamed: the same operation, the same paths on the wire', message: (d) => `path parameter {${d.before}} renamed {${d.after}} (the same operation)` },
   { id: 'enum-value-added', severity: 'info', kind: 'enum-value', type: 'added', description: 'an enum used by parameters gains a value', message: (d) => `${value(d)} added` },
   { id: 'enum-value-removed', severity: 'breaking', kind: 'enum-value', type: 'removed', description: 'an enum used by parameters loses a value', message: (d) => `${value(d)} removed${use(d)}` },
   { id: 'enum-value-deprecated', severity: 'warning', kind: 'enum-value', type: 'deprecated', description: 'an enum value becomes deprecated', message: (d) => `${value(d)} deprecated${use(d)}` },
   { id: 'enum-value-undeprecated', severity: 'info', kind: 'enum-value', type: 'undeprecated', description: 'a deprecated enum value is no longer deprecated (downgrades)', message: (d) => `${value(d)} no longer deprecated` },
-  { id: 'schema-type-changed', severity: 'breaking', kind: 'schema', type: 'schema-changed', when: isType, description: 'the type or format of a parameter or body property changes', message: (d) => `${subjectPart(d)}: ${d.attribute} changed ${fromTo(d)}` },
+  { id: 'schema-type-widened', severity: 'info', kind: 'schema', type: 'schema-changed', when: (d) => isType(d) && typeWidened(d), description: 'the type of a parameter or body property accepts more (a union gains a member, integer becomes number, the type or format goes)', message: (d) => `${subjectPart(d)}: ${d.attribute} widened ${fromTo(d)}` },
+  { id: 'schema-type-changed', severity: 'breaking', kind: 'schema', type: 'schema-changed', when: isType, description: 'the type or format of a parameter or body property narrows or changes (string → integer, a union loses a member)', message: (d) => `${subjectPart(d)}: ${d.attribute} changed ${fromTo(d)}` },
   { id: 'schema-pattern-changed', severity: 'warning', kind: 'schema', type: 'schema-changed', when: patternChanged, description: 'the pattern of a parameter or body property changes (values accepted before may be refused)', message: (d) => `${subjectPart(d)}: ${d.attribute} changed ${fromTo(d)}` },
   { id: 'schema-bound-tightened', severity: 'breaking', kind: 'schema', type: 'schema-changed', when: boundTightened, description: 'a minimum, maximum, length, item count or pattern of a parameter or body property is added or made stricter', message: (d) => `${subjectPart(d)}: ${d.attribute} tightened ${fromTo(d)}` },
   { id: 'schema-bound-relaxed', severity: 'info', kind: 'schema', type: 'schema-changed', when: (d) => !boundTightened(d), description: 'a minimum, maximum, length, item count or pattern of a parameter or body property is removed or relaxed', message: (d) => `${subjectPart(d)}: ${d.attribute} relaxed ${fromTo(d)}` },
@@ -91,9 +102,11 @@ export const RULES: readonly Rule[] = [
   { id: 'request-body-removed', severity: 'warning', kind: 'body', type: 'body-removed', when: (d) => d.parameter === undefined, description: 'an endpoint no longer takes a request body', message: () => 'request body removed' },
   { id: 'body-required-property-added', severity: 'breaking', kind: 'body', type: 'body-added', when: (d) => !!d.required, description: 'a required request-body property is added', message: (d) => `required ${bodyProp(d)} added` },
   { id: 'body-property-added', severity: 'info', kind: 'body', type: 'body-added', description: 'an optional request-body property is added', message: (d) => `optional ${bodyProp(d)} added` },
-  { id: 'body-property-removed', severity: 'breaking', kind: 'body', type: 'body-removed', description: 'a request-body property is removed', message: (d) => `${bodyProp(d)} removed` },
+  { id: 'body-property-removed', severity: 'breaking', kind: 'body', type: 'body-removed', description: 'a request-body property is removed', message: (d) => `${bodyProp(d)} removed${use(d)}` },
   { id: 'body-property-became-required', severity: 'breaking', kind: 'body', type: 'body-became-required', description: 'an optional request-body property becomes required', message: (d) => `${bodyProp(d)} became required` },
   { id: 'body-property-became-optional', severity: 'info', kind: 'body', type: 'body-became-optional', description: 'a required request-body property becomes optional', message: (d) => `${bodyProp(d)} became optional` },
+  { id: 'body-property-deprecated', severity: 'warning', kind: 'body', type: 'deprecated', description: 'a request-body field becomes deprecated', message: (d) => `${bodyProp(d)} deprecated${use(d)}` },
+  { id: 'body-property-undeprecated', severity: 'info', kind: 'body', type: 'undeprecated', description: 'a deprecated request-body field is no longer deprecated (downgrades)', message: (d) => `${bodyProp(d)} no longer deprecated` },
   { id: 'constraint-added', severity: 'breaking', kind: 'constraint', type: 'added', description: 'parameters become mutually exclusive (a combination accepted before is refused)', message: (d) => `parameters ${d.value} made mutually exclusive` },
   { id: 'constraint-removed', severity: 'info', kind: 'constraint', type: 'removed', description: 'parameters are no longer mutually exclusive', message: (d) => `parameters ${d.value} no longer mutually exclusive` },
   { id: 'endpoint-weight-changed', severity: 'info', kind: 'weight', type: 'weight-changed', description: "an endpoint's rate-limit weight changes", message: (d) => `weight changed ${fromTo(d)}` },
@@ -145,7 +158,7 @@ export function classify(deltas: readonly Delta[], ctx: RuleContext = DEFAULT_CO
 function toChange(d: Delta, rule: Rule): Change {
   const { type, id } = d.subject;
   const own = (type === 'ws-method' || type === 'stream') && d.kind === type; // the method or stream itself, not a part of it
-  const flip = d.type === 'became-required' ? ['optional', 'required'] : d.type === 'became-optional' ? ['required', 'optional'] : [];
+  const flip = /became-required$/.test(d.type) ? ['optional', 'required'] : /became-optional$/.test(d.type) ? ['required', 'optional'] : [];
   // Absent fields stay undefined, which JSON.stringify leaves out; the key order is the JSON's.
   return {
     id: rule.id,

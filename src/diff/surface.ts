@@ -3,6 +3,7 @@
 // ReleaseView (resolve.ts) and lifecycle.ts only: alive/deprecated is never decided here.
 import { aliveAt, currentAt, type Status } from '../catalogue/lifecycle.js';
 import type { EnumValue, Lifecycle, Parameter, SecurityScheme, Weight } from '../catalogue/model.js';
+import { operationKeyOf } from '../catalogue/operation-key.js';
 import { weightAt } from '../catalogue/weight-at.js';
 import type { ReleaseView } from '../catalogue/resolve.js';
 import type { Subject } from './types.js';
@@ -14,6 +15,7 @@ export interface SurfaceItem {
   deprecated: boolean;
   /** Absent for streams (no security requirement, no parameters). */
   security?: SecurityScheme;
+  /** Keyed by parameterKey: path parameters by position, body fields apart from the query string's. */
   parameters?: Map<string, Parameter>;
   /** Parameters that come with the security scheme (service-wide signed parameters). */
   signed?: ReadonlySet<Parameter>;
@@ -100,13 +102,22 @@ class WithParameters implements SurfaceItem {
   }
 }
 
+/** An endpoint is keyed by its operation (METHOD and path shape): renaming `{id}` keeps the subject. */
 export function subjectKey(s: Subject): string {
-  return `${s.type}\0${s.id}`;
+  return `${s.type}\0${s.type === 'endpoint' ? operationKeyOf(s.id) : s.id}`;
 }
 
+/**
+ * Query and header parameters by name; path parameters by position (`{0}`, renaming one is not a
+ * removal); body fields apart from the query string's (`body <name>`).
+ */
 function byName(params: readonly Parameter[]): Map<string, Parameter> {
   const out = new Map<string, Parameter>();
-  for (let i = 0; i < params.length; i++) out.set(params[i].name, params[i]);
+  let position = 0;
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    out.set(p.in === 'path' ? `{${position++}}` : p.in === 'body' ? `body ${p.name}` : p.name, p);
+  }
   return out;
 }
 

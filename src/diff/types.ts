@@ -25,6 +25,8 @@ export type DeltaType =
   | 'undeprecated'
   | 'became-required'
   | 'became-optional'
+  /** A path parameter whose segment is the same, under another name (`before` → `after`). */
+  | 'renamed'
   | 'security-changed'
   /** A schema keyword of a parameter or body property changed; `attribute` names it. */
   | 'schema-changed'
@@ -78,7 +80,7 @@ export interface Delta {
   after?: string;
   /** A schema change of a request-body property (`parameter` is its dotted path), not of a parameter. */
   inBody?: boolean;
-  /** A body property added or removed: whether the body requires it. */
+  /** A body property or parameter added or removed: whether it is required. */
   required?: boolean;
   /** The schema keyword compared (schema-changed): type, minimum, maxLength, pattern, exclusive, … */
   attribute?: string;

@@ -26,6 +26,25 @@ const CASES: [string, string, string][] = [
   ['pattern-removed', "{ name: n, schema: { type: string, pattern: '^[A-Z]+$' } }", '{ name: n, schema: { type: string } }'],
   ['became-required', '{ name: n }', '{ name: n, required: true }'],
   ['became-optional', '{ name: n, required: true }', '{ name: n }'],
+  ['type-widened', '{ name: n, schema: { type: integer } }', '{ name: n, schema: { type: number } }'],
+  ['union-narrowed', '{ name: n, schema: { type: [string, integer] } }', '{ name: n, schema: { type: integer } }'],
+];
+
+/** JSON body fields (in: body) of POST /f/<case>, each with its own lifecycle. */
+const FIELD_CASES: [string, string][] = [
+  ['field-added', "{ name: f, in: body, added: '2' }"],
+  ['field-added-required', "{ name: f, in: body, required: true, added: '2' }"],
+  ['field-replaced', "{ name: f, in: body, removed: '2', replacement: g }, { name: g, in: body, added: '2' }"],
+  ['field-required', "{ name: f, in: body, removed: '2' }, { name: f, in: body, required: true, added: '2' }"],
+  ['field-deprecated', "{ name: f, in: body, deprecated: '2' }"],
+  ['field-narrowed', "{ name: f, in: body, removed: '2', schema: { type: [string, 'null'] } }, { name: f, in: body, added: '2', schema: { type: string } }"],
+  ['field-widened', "{ name: f, in: body, removed: '2', schema: { type: string } }, { name: f, in: body, added: '2', schema: { type: [string, 'null'] } }"],
+];
+
+/** Templated paths: an endpoint entry before release 2 and the one after it (path and parameters). */
+const PATH_CASES: [string, string, string][] = [
+  ['path-renamed', "path: '/t/path-renamed/{id}', parameters: [{ name: id, in: path }]", "path: '/t/path-renamed/{issue_id}', parameters: [{ name: issue_id, in: path }]"],
+  ['path-narrowed', "path: '/t/path-narrowed/{id}', parameters: [{ name: id, in: path }]", "path: '/t/path-narrowed/{id}', parameters: [{ name: id, in: path, schema: { type: integer } }]"],
 ];
 
 const AB = 'parameters: [ { name: a }, { name: b } ]';
@@ -63,6 +82,8 @@ function writeFixture(): string {
   for (const [name, before, after] of ENTRY_CASES) {
     lines.push(`  - { method: POST, path: /e/${name}, removed: '2' ${before ? `, ${before}` : ''} }`, `  - { method: POST, path: /e/${name}, added: '2' ${after ? `, ${after}` : ''} }`);
   }
+  for (const [name, fields] of FIELD_CASES) lines.push(`  - { method: POST, path: /f/${name}, parameters: [ ${fields} ] }`);
+  for (const [, before, after] of PATH_CASES) lines.push(`  - { method: DELETE, removed: '2', ${before} }`, `  - { method: DELETE, added: '2', ${after} }`);
   // policy: removed at 2 without deprecation; removed at 3 one release after its deprecation at 2
   lines.push("  - { method: GET, path: /gone/abrupt, removed: '2' }", "  - { method: GET, path: /gone/early, deprecated: '2', removed: '3' }", "  - { method: GET, path: /gone/after-notice, deprecated: '1', removed: '3' }");
   writeFileSync(join(svc, 'endpoints', 'rules.yaml'), `${lines.join('\n')}\n`);
@@ -101,6 +122,17 @@ const EXPECT: Record<string, string[]> = {
   'POST /e/exclusive-added': ['constraint-added'],
   'POST /e/exclusive-removed': ['constraint-removed'],
   'POST /e/exclusive-reordered': [],
+  'GET /p/type-widened': ['schema-type-widened'],
+  'GET /p/union-narrowed': ['schema-type-changed'],
+  'POST /f/field-added': ['body-property-added'],
+  'POST /f/field-added-required': ['body-required-property-added'],
+  'POST /f/field-replaced': ['body-property-added', 'body-property-removed'],
+  'POST /f/field-required': ['body-property-became-required'],
+  'POST /f/field-deprecated': ['body-property-deprecated'],
+  'POST /f/field-narrowed': ['schema-type-changed'],
+  'POST /f/field-widened': ['schema-type-widened'],
+  'DELETE /t/path-renamed/{issue_id}': ['path-parameter-renamed'],
+  'DELETE /t/path-narrowed/{id}': ['schema-type-changed'],
   'GET /gone/abrupt': ['endpoint-removed', 'endpoint-removed-without-deprecation'],
 };
 
@@ -123,6 +155,21 @@ test('messages and attributes name the keyword and both values', () => {
   assert.equal([ref.name, ref.attribute, ref.before, ref.after], ['a', 'maxLength', '3', '2'], '$ref resolved through the service schemas');
   assert.is(changes.find((x) => x.endpoint === 'POST /e/prop-nested')!.name, 'o.x');
   assert.is(changes.find((x) => x.endpoint === 'POST /e/exclusive-added')!.value, 'a, b');
+});
+
+test('body fields, path parameters and type changes: what the messages say', () => {
+  const message = (endpoint: string, id: string) => changes.find((x) => x.endpoint === endpoint && x.id === id)?.message;
+  assert.is(message('POST /f/field-replaced', 'body-property-removed'), 'body property f removed; use g');
+  assert.is(message('POST /f/field-required', 'body-property-became-required'), 'body property f became required');
+  assert.is(message('POST /f/field-narrowed', 'schema-type-changed'), 'body property f: type changed from ["string","null"] to "string"');
+  assert.is(message('GET /p/type-widened', 'schema-type-widened'), 'query parameter n: type widened from "integer" to "number"');
+  assert.is(message('DELETE /t/path-narrowed/{id}', 'schema-type-changed'), 'path parameter id: type changed from "string" to "integer"');
+  const renamed = changes.find((x) => x.id === 'path-parameter-renamed')!;
+  assert.equal([renamed.endpoint, renamed.name, renamed.before, renamed.after, renamed.message], ['DELETE /t/path-renamed/{issue_id}', 'issue_id', 'id', 'issue_id', 'path parameter {id} renamed {issue_id} (the same operation)']);
+  assert.not.ok(changes.some((x) => x.endpoint?.startsWith('DELETE /t/path-renamed/') && /endpoint-/.test(x.id)), 'a renamed path parameter is not a removal plus an addition');
+  const down = diffReleases(catalogue, 'rules', '2', '1').changes;
+  assert.equal(ids(down, 'DELETE /t/path-renamed/{id}'), ['path-parameter-renamed'], 'a downgrade names the operation as <to> has it');
+  assert.equal(ids(down, 'POST /f/field-deprecated'), ['body-property-undeprecated']);
 });
 
 test('downgrade mirrors: tightened ↔ relaxed, added ↔ removed', () => {
@@ -166,9 +213,9 @@ test('--severity overrides: parse, re-level, switch off; unknown ids and levels 
   assert.throws(() => parseSeverity('- a', 'levels.yaml'), (e: Error) => e instanceof UsageError && /expected a mapping/.test(e.message));
 });
 
-test('every schema, body, constraint and policy rule is covered by a case above', () => {
-  const seen = new Set([...changes, ...diffReleases(catalogue, 'rules', '1', '3', { deprecationReleases: 2 }).changes].map((c) => c.id));
-  const want = RULES.filter((r) => (['schema', 'body', 'constraint'].includes(r.kind) || r.policy)).map((r) => r.id);
+test('every schema, body, constraint, policy and path-template rule is covered by a case above', () => {
+  const seen = new Set([...changes, ...diffReleases(catalogue, 'rules', '1', '3', { deprecationReleases: 2 }).changes, ...diffReleases(catalogue, 'rules', '2', '1').changes].map((c) => c.id));
+  const want = RULES.filter((r) => (['schema', 'body', 'constraint'].includes(r.kind) || r.policy || r.type === 'renamed')).map((r) => r.id);
   assert.equal(want.filter((id) => !seen.has(id)), []);
 });
 

@@ -3,8 +3,10 @@
 // replacements that name no endpoint.
 import type { Constraint, Endpoint, Parameter } from '../model.js';
 import type { RawFile, ServiceBuild } from './context.js';
+import { operationKey } from '../operation-key.js';
 import { checkOverlaps, lifecycle } from './lifecycle.js';
 import { checkConstraintNames, constraints, parameter } from './parameters.js';
+import { checkPath } from './paths.js';
 import { checkHonoured, security } from './security.js';
 import { weights } from './weights.js';
 
@@ -21,7 +23,7 @@ export function endpoints(b: ServiceBuild, f: RawFile, defaultIn: Parameter['in'
   file.endpoints.forEach((e, i) => {
     const path: (string | number)[] = ['endpoints', i];
     const key = `${e.method} ${e.path}`;
-    const parameters = (e.parameters ?? []).map((p, j) => parameter(b, f, [...path, 'parameters', j], p as any, defaultIn, key));
+    const parameters = (e.parameters ?? []).map((p, j) => parameter(b, f, [...path, 'parameters', j], p as any, defaultIn, key, 'endpoint'));
     const ep: Endpoint = {
       ...lifecycle(b, f, path, e as Record<string, any>, key),
       service: b.id, module: file.module, method: e.method, path: e.path, key,
@@ -29,7 +31,9 @@ export function endpoints(b: ServiceBuild, f: RawFile, defaultIn: Parameter['in'
       parameters, constraints: constraints(e.constraints), body: e.body, builder: e.builder,
     };
     if (e.weight !== undefined) Object.assign(ep, weights(b, f, [...path, 'weight'], e.weight, ep));
-    checkOverlaps(b, parameters, (p) => p.name, `${key}: duplicate parameter`);
+    // A JSON body field is named apart from the query string's parameters (GitHub has both kinds of `per_page`).
+    checkOverlaps(b, parameters, (p) => (p.in === 'body' ? `body field ${p.name}` : p.name), `${key}: duplicate parameter`);
+    checkPath(b, f, path, ep);
     checkConstraintNames(b, f, [...path, 'constraints'], ep.constraints, parameters, key);
     if (e.builder && !b.svc.builders.some((x) => x.name === e.builder)) {
       b.problem(f, [...path, 'builder'], `${key}: builder "${e.builder}" is not declared in service.yaml builders (${b.svc.builders.map((x) => x.name).join(', ') || 'none'})`);
@@ -47,8 +51,11 @@ export function endpoints(b: ServiceBuild, f: RawFile, defaultIn: Parameter['in'
   });
 }
 
+/** One operation per method and path shape at a release: `/a/{id}` and `/a/{name}` are the same operation. */
 export function checkEndpointDuplicates(b: ServiceBuild): void {
-  checkOverlaps(b, b.svc.endpoints, (e) => e.key, 'duplicate endpoint');
+  checkOverlaps(b, b.svc.endpoints, operationKey, (e, other) => (e.key === other.key
+    ? `duplicate endpoint (${e.key}, also at ${other.at.file}:${other.at.line})`
+    : `duplicate endpoint: ${e.key} and ${other.key} (${other.at.file}:${other.at.line}) differ only in parameter names, so they are one operation`));
 }
 
 export function checkReplacements(b: ServiceBuild): void {

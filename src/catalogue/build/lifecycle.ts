@@ -39,17 +39,23 @@ export function lifecycle(b: ServiceBuild, f: RawFile, path: Path, item: Record<
   return out;
 }
 
-/** Two items with the same key must not exist at the same release. */
-export function checkOverlaps<T extends Lifecycle>(b: ServiceBuild, items: T[], key: (t: T) => string, message: string): void {
+/** Whether two spans share a release. */
+export function overlaps(a: Span, o: Span): boolean {
+  return a.added < (o.removed ?? Infinity) && o.added < (a.removed ?? Infinity);
+}
+
+/**
+ * Two items with the same key must not exist at the same release. The problem is `message (key,
+ * also at file:line)`, or what `message` says of the two items.
+ */
+export function checkOverlaps<T extends Lifecycle>(b: ServiceBuild, items: T[], key: (t: T) => string, message: string | ((it: T, other: T) => string)): void {
   const seen = new Map<string, T[]>();
   for (const it of items) {
     const k = key(it);
     for (const other of seen.get(k) ?? []) {
-      const a = it.span, o = other.span;
-      const aEnd = a.removed ?? Infinity, oEnd = o.removed ?? Infinity;
-      if (a.added < oEnd && o.added < aEnd) {
-        b.problems.push({ ...it.at, message: `${message} (${k}, also at ${other.at.file}:${other.at.line})` });
-      }
+      if (!overlaps(it.span, other.span)) continue;
+      const text = typeof message === 'string' ? `${message} (${k}, also at ${other.at.file}:${other.at.line})` : message(it, other);
+      b.problems.push({ ...it.at, message: text });
     }
     seen.set(k, [...(seen.get(k) ?? []), it]);
   }

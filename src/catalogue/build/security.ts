@@ -28,6 +28,11 @@ export function checkHonoured(b: ServiceBuild, f: RawFile, path: Path, ep: Endpo
   if (ep.body && ep.method === 'GET') {
     b.problem(f, [...path, 'body'], `${ep.key}: a GET request has no body; the gateway would never check this body schema`);
   }
+  if (!ep.body && ep.method === 'GET') {
+    ep.parameters.forEach((p, j) => {
+      if (p.in === 'body') b.problem(f, [...path, 'parameters', j], `${ep.key}: parameter ${p.name} is in: body, but a GET request has no body; the gateway would never check it`);
+    });
+  }
   if (ep.body) {
     ep.parameters.forEach((p, j) => {
       if (p.in === 'body') b.problem(f, [...path, 'parameters', j], `${ep.key}: parameter ${p.name} is in: body, but the endpoint's JSON body is described by body:; describe the field there`);

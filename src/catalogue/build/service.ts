@@ -9,6 +9,7 @@ import { dense, type RawFile, type ServiceBuild } from './context.js';
 import { checkEndpointDuplicates, checkReplacements, endpoints } from './endpoints.js';
 import { enums } from './enums.js';
 import { checkParameterEnums, parameter } from './parameters.js';
+import { checkTemplateAmbiguity } from './paths.js';
 import { rateLimits } from './rate-limits.js';
 import { releases } from './releases.js';
 import { compileSchemas } from './schemas.js';
@@ -42,7 +43,7 @@ export function buildFrom(b: ServiceBuild, sf: RawFile): Service {
   b.svc.signedParameters = dense((s.security?.signedParameters ?? []).map((p: any, i: number) =>
     parameter(b, sf, ['security', 'signedParameters', i], p, defaultIn, 'security.signedParameters')));
   b.svc.commonParameters = dense((s.commonParameters ?? []).map((p: any, i: number) =>
-    parameter(b, sf, ['commonParameters', i], p, defaultIn, 'commonParameters', true)));
+    parameter(b, sf, ['commonParameters', i], p, defaultIn, 'commonParameters', 'common')));
   // Where the upstream reads the signing parameters on every endpoint of a path family (clients
   // sign every /sapi call), they become optional common parameters there, checked by the same schema.
   for (const a of dense<{ pathPrefix: string }>(s.security?.signedParametersAccepted ?? [])) {
@@ -60,6 +61,7 @@ export function buildFrom(b: ServiceBuild, sf: RawFile): Service {
   checkParameterEnums(b);
   compileSchemas(b);
   checkEndpointDuplicates(b);
+  checkTemplateAmbiguity(b);
   checkReplacements(b);
   b.svc.changes = readChanges(b.files.get('changes')?.[0], b.releaseIndex, b.problems);
   return b.svc;
