@@ -18,7 +18,7 @@ import { forEachParam } from './params/form-params.js';
 import { hasBody, readBody } from './stages/read-body.js';
 import { ownerOf, type Route } from './routes/route-table.js';
 import { checkApiKey } from './stages/security-check.js';
-import { checkBody } from './stages/validate-body.js';
+import { checkBody, takesJsonBody } from './stages/validate-body.js';
 import { checkParams, repeatableParams } from './params/validate-params.js';
 import type { RequestState } from './request-state.js';
 import type { Exchange, Program } from './stage-types.js';
@@ -127,7 +127,12 @@ export function checkParameters(p: Program, state: RequestState, query: string, 
 /** The JSON body of an endpoint that declares a body schema, parsed and checked. */
 export function checkJsonBody(p: Program, state: RequestState): unknown {
   const type = state.headers['content-type'];
-  if (!state.body.length) throw new GatewayError('invalid', 'request body is empty; expected a JSON object');
+  if (!state.body.length) {
+    // A body of fields none of which is required may be left out (GitHub's PUT …/lock); a body: schema may not.
+    const ep = state.route.endpoint;
+    if (ep.endpoint.body === undefined && !ep.bodyParameters.some((b) => b.required)) return undefined;
+    throw new GatewayError('invalid', 'request body is empty; expected a JSON object');
+  }
   if (type && !JSON_TYPE.test(type)) throw new GatewayError('unsupportedMedia', `expected Content-Type: application/json, got ${clip(type)}`);
   let body: unknown;
   try {
@@ -153,7 +158,7 @@ export async function runPipeline(p: Program, ex: Exchange): Promise<void> {
   if (hasBody(req)) state.body = await readBody(req, p.bodyLimit);
   ex.bodyRead = true;
   checkParameters(p, state, query, ex.pathParams);
-  const json = route.endpoint.endpoint.body ? checkJsonBody(p, state) : undefined;
+  const json = takesJsonBody(route) ? checkJsonBody(p, state) : undefined;
   if (p.migrate !== null) {
     const plan = p.migrate.planOf(route);
     if (plan !== null) ex.migrated = migrateRequest(p, state, plan);

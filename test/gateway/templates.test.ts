@@ -123,4 +123,25 @@ test('Link headers point back at the gateway, with the release prefix the reques
   assert.match(pinned, `<http://${host}/@r1/repositories/1/issues?page=2>`);
 });
 
+test('a JSON body is checked field by field at the release: required, types, fields of another release', async () => {
+  up.seen.length = 0;
+  const post = (body: string, path = '/repos/o/r/issues') => fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const missing = await post('{"labels":["bug"]}');
+  assert.is(missing.status, 400);
+  assert.match((await missing.json() as { message: string }).message, "field 'title' is required");
+  const typed = await post('{"title":"t","labels":"bug"}');
+  assert.match((await typed.json() as { message: string }).message, "field 'labels' must be array");
+  const gone = await post('{"title":"t","milestone":3}');
+  assert.is(gone.status, 400);
+  assert.match((await gone.json() as { message: string }).message, "Field 'milestone' is not part of POST /repos/{owner}/{repo}/issues at r2: removed in r2");
+  const old = await post('{"title":"t","milestone":3}', '/@r1/repos/o/r/issues'); // r1 had it; the upstream at r2 does not
+  assert.is(old.status, 410);
+  assert.equal(up.seen, []);
+  const ok = await post('{"title":"t","labels":["bug"],"extra":1}');
+  assert.is(ok.status, 200); // fields the catalogue does not know pass, as the upstream ignores them
+  assert.is(up.seen[0].url, '/repos/o/r/issues');
+  const lock = await fetch(`${gw.url}/repos/o/r/lock`, { method: 'PUT' }); // no required field: the body may be left out
+  assert.is(lock.status, 200);
+});
+
 test.run();

@@ -52,6 +52,20 @@ endpoints:
   - method: PATCH
     path: /gists/{gist_id}
     parameters: [ { name: gist_id, in: path } ]
+  - method: POST
+    path: /repos/{owner}/{repo}/issues
+    parameters:
+      - { name: owner, in: path }
+      - { name: repo, in: path }
+      - { name: title, in: body, required: true, schema: { type: string, maxLength: 256 } }
+      - { name: labels, in: body, schema: { type: array, items: { type: string } } }
+      - { name: milestone, in: body, removed: r2, schema: { type: integer } }
+  - method: PUT
+    path: /repos/{owner}/{repo}/lock
+    parameters:
+      - { name: owner, in: path }
+      - { name: repo, in: path }
+      - { name: reason, in: body, schema: { enum: [off-topic, spam] } }
   - method: GET
     path: /orgs/{org}/usage
     removed: r2
@@ -64,6 +78,11 @@ unbridgeable:
     operation: GET /orgs/{org}/usage
     reason: the usage report was removed
     replacement: GET /orgs/{org}/metrics
+    source: written for this test
+  - release: r2
+    operation: POST /repos/{owner}/{repo}/issues
+    parameter: milestone
+    reason: milestones were removed
     source: written for this test
 `;
 
