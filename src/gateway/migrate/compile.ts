@@ -5,7 +5,7 @@
 import { checkChanges } from '../../catalogue/changes/check.js';
 import { composePlan } from '../../catalogue/changes/compose.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
-import { type Plan } from '../../catalogue/changes/plan.js';
+import { type JsonStep, type Plan } from '../../catalogue/changes/plan.js';
 import { formatProblem } from '../../catalogue/problems.js';
 import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service } from '../../catalogue/model.js';
@@ -19,6 +19,8 @@ export interface CompiledPlan extends PlanDecisions {
   /** The operation at the upstream's release: what hooks (signing, weights) and the second validation see. */
   target: Route;
   signer: Signer | undefined;
+  /** The plan's JSON steps on a request's JSON body, in order (null: none). */
+  json: readonly JsonStep[] | null;
 }
 
 export interface Migrations {
@@ -97,5 +99,6 @@ function checked(s: Service, setting: string | undefined): Pick<ReturnType<typeo
 function compilePlan(plan: Plan, target: (key: string) => Route, signer: Signer | undefined): CompiledPlan {
   const d = decide(plan, signer !== undefined, { operation: plan.operation, target: plan.target, signed: "parameters the request's signature covers" });
   // A bridged operation goes nowhere upstream: it has no target route.
-  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer };
+  const json = plan.request.flatMap((p) => (p.kind === 'json' ? p.steps : []));
+  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer, json: json.length ? json : null };
 }
