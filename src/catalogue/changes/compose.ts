@@ -22,7 +22,7 @@ export function composePlan(service: Service, operation: string, s: number, u: n
   const start = endpointAt(service, operation, s);
   if (!start) return null;
   const w = walk(service, operation, start, s, u);
-  if (!w.applied.length && !w.guards.length && !w.refuse && !w.problems.length && !w.uncovered.length) return null;
+  if (!w.applied.length && !w.guards.length && !w.request.length && !w.refuse && !w.problems.length && !w.uncovered.length) return null;
   return planOf(service, operation, start, w, s, u);
 }
 

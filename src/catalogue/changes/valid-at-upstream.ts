@@ -15,13 +15,14 @@ export function validAtUpstream(service: Service, plan: Plan, start: Endpoint, t
   const out: string[] = [];
   const signing = new Set(service.signedParameters.map((p) => p.name));
   const sent = new Set<string>();
+  const body = new Set([...start.parameters, ...target.parameters].filter((p) => p.in === 'body').map((p) => p.name));
   for (const p of start.parameters) if (p.required && existsAt(p.span, s)) sent.add(p.name);
   for (const part of plan.request) {
     if (part.kind === 'transform') {
       for (const w of transformNamed(part.name)?.writes ?? []) sent.add(w);
       continue;
     }
-    if (part.kind === 'json') { for (const step of part.steps) sendsJson(sent, step); continue; }
+    if (part.kind === 'json') { for (const step of part.steps) sendsJson(sent, step, body); continue; }
     const seg = part.segment;
     for (const n of [...sent]) {
       if (!(n in seg.names)) continue;
@@ -45,13 +46,13 @@ export function validAtUpstream(service: Service, plan: Plan, start: Endpoint, t
   return out;
 }
 
-/** What one JSON step does to the fields always sent (fields of the body itself; paths inside one leave it as it is). */
-function sendsJson(sent: Set<string>, step: JsonStep): void {
-  const move = (from: string, to: string) => { if (!isPath(from) && !isPath(to) && sent.delete(from)) sent.add(to); };
+/** What one JSON step does to the body fields always sent (fields of the body itself; paths inside one leave it as it is). */
+function sendsJson(sent: Set<string>, step: JsonStep, body: ReadonlySet<string>): void {
+  const move = (from: string, to: string) => { if (body.has(from) && !isPath(to) && sent.delete(from)) sent.add(to); };
   switch (step.kind) {
     case 'rename': case 'list': for (const [from, to] of Object.entries(step.names)) move(from, to); break;
     case 'map': move(step.parameter, step.to); break;
-    case 'drop': for (const n of step.names) if (!isPath(n)) sent.delete(n); break;
+    case 'drop': for (const n of step.names) if (body.has(n)) sent.delete(n); break;
     case 'set': case 'default': for (const n of Object.keys(step.values)) sent.add(rootOf(n)); break;
   }
 }

@@ -12,6 +12,8 @@ import type { Service } from '../../catalogue/model.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { UsageError } from '../../usage-error.js';
 import { routeOf, type Route } from '../routes/route-table.js';
+import type { RequestState } from '../request-state.js';
+import { migrateAnswer } from './answer.js';
 import { decide, type PlanDecisions } from './decide.js';
 
 export interface CompiledPlan extends PlanDecisions {
@@ -21,6 +23,8 @@ export interface CompiledPlan extends PlanDecisions {
   signer: Signer | undefined;
   /** The plan's JSON steps on a request's JSON body, in order (null: none). */
   json: readonly JsonStep[] | null;
+  /** The answer carried back down the plan's answer steps (null: it comes back as it is), made once per plan. */
+  rewrite: NonNullable<RequestState['answer']> | null;
 }
 
 export interface Migrations {
@@ -100,5 +104,7 @@ function compilePlan(plan: Plan, target: (key: string) => Route, signer: Signer 
   const d = decide(plan, signer !== undefined, { operation: plan.operation, target: plan.target, signed: "parameters the request's signature covers" });
   // A bridged operation goes nowhere upstream: it has no target route.
   const json = plan.request.flatMap((p) => (p.kind === 'json' ? p.steps : []));
-  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer, json: json.length ? json : null };
+  const steps = d.answer;
+  const rewrite = steps ? (status: number, body: Buffer) => migrateAnswer(steps, status, body) : null;
+  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer, json: json.length ? json : null, rewrite };
 }

@@ -70,8 +70,8 @@ export function migrateRequest(p: StageContext, state: RequestState, c: Compiled
   if (plan.method !== method) state.method = plan.method;
   state.route = c.target;
   state.own['x-gateway-migrated'] = c.header;
-  if (c.answer) {
-    state.answer = c.answer;
+  if (c.rewrite) {
+    state.answer = c.rewrite;
     state.drop = c.target.profile.dropPlain; // an answer to rewrite must come back uncompressed
   }
   return c.header;
@@ -88,6 +88,8 @@ function pathOf(state: RequestState, to: string): string {
 /** Validated again where it is going: the target operation at the upstream's release. */
 function revalidate(p: StageContext, state: RequestState, c: CompiledPlan, pairs: readonly Pair[]): void {
   const values: Record<string, string | string[]> = {};
+  // Path parameters are carried across by name (pathOf): their values as the client's were checked.
+  for (const x of c.target.params.parameters) if (x.in === 'path' && state.params[x.name] !== undefined) values[x.name] = String(state.params[x.name]);
   for (const x of pairs) values[x.name] = x.value;
   checkParams(p.paramAjv, c.target.params, values, state.headers, { strict: p.strict, supplied: c.signer ? SIGNING : state.supplied });
   state.params = values;
