@@ -11,10 +11,10 @@
 // given twice only when its two values differ, and hands every number back as an object, where the
 // gateway's validators and transforms need plain numbers for all but the few that do not survive.
 import { randomBytes } from 'node:crypto';
-import { ExactNumber } from '../json-value.js';
+import { ExactNumber } from '../catalogue/json-value.js';
 
 // The values (shared with the catalogue's version-change applier, which may not import this layer).
-export { ExactNumber, isJsonObject, scalarText } from '../json-value.js';
+export { ExactNumber, isJsonObject, scalarText } from '../catalogue/json-value.js';
 
 /** A key given twice in one object; `path` names where ("params.price", "" at the top). */
 export class DuplicateKey extends SyntaxError {

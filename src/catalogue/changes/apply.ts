@@ -2,7 +2,7 @@
 // object (a REST request's JSON body, a websocket-API frame's params) and answer steps on a parsed
 // answer (a REST answer, a websocket answer frame's result or error) with its status. Values come as
 // exact-json.ts reads them: a value no step touches is the same value, written back with its text.
-import { ExactNumber, isJsonObject, scalarText } from '../../json-value.js';
+import { ExactNumber, isJsonObject, scalarText } from '../json-value.js';
 import { EACH, get, has, pathOf, put, remove, slotsAt, valuesAt, type PathPart, type Slot } from './json-path.js';
 import type { JsonStep, RequestPart } from './plan.js';
 import { addedParams, mapParam } from './segment.js';

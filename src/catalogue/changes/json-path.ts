@@ -1,7 +1,7 @@
 // Paths into JSON as changes.yaml writes them: `a` (a field), `a.b` (a field of a field), `list[]`
 // (each item of a list), `list[].x`, `assignees[0]` (one item), `[]` (each item of a list answer).
 // Parsed once per text; visited in place, nothing copied.
-import { isJsonObject } from '../../json-value.js';
+import { isJsonObject } from '../json-value.js';
 
 /** A field name, an item index, or EACH (every item of a list). */
 export type PathPart = string | number | typeof EACH;
