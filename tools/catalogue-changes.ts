@@ -10,13 +10,16 @@ import type { Catalogue } from '../src/catalogue/model.js';
 import { UsageError } from '../src/args.js';
 import { tokenRights } from '../src/gateway/migrate/decide.js';
 
-/** Print the change problems and coverage of every versioned service; returns the number of errors. */
-export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Record<string, string> = {}): number {
+/** Print the change problems, lost answer fields and coverage of every versioned service; returns the numbers of errors and of warnings. */
+export function lintChanges(catalogue: Catalogue, loaderWarnings: number, upstream: Record<string, string> = {}, quiet = false): { errors: number; warnings: number } {
   let errors = 0;
+  let warnings = loaderWarnings;
   for (const s of catalogue.services) {
-    const { problems, coverage } = checkChanges(s, upstream[s.id]);
+    const { problems, warnings: lost, coverage } = checkChanges(s, upstream[s.id]);
+    if (!quiet) for (const w of lost) console.log(`warning: ${formatProblem(w)}`);
     for (const p of problems) console.log(`error: ${formatProblem(p)}`);
     errors += problems.length;
+    warnings += lost.length;
     if (coverage) {
       // One line per kind of operation: REST endpoints, websocket-API methods, stream templates.
       const of = (kind: OperationKind, list: string[]) => list.filter((k) => operationKind(k) === kind).length;
@@ -27,7 +30,7 @@ export function lintChanges(catalogue: Catalogue, warnings: number, upstream: Re
     }
   }
   if (errors) console.log(`${errors} error(s), ${warnings} warning(s)`);
-  return errors;
+  return { errors, warnings };
 }
 
 /** `plan <release> '<METHOD path>' [--service id] [--upstream-release id]`: the composed plan, as JSON. */

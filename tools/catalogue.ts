@@ -99,8 +99,9 @@ function lint(argv: string[]): number {
     const { catalogue, warnings } = loadCatalogue(flag(args, 'catalogue'), { cacheDir: cacheDirFrom() });
     if (!quiet) for (const w of warnings) console.log(`warning: ${formatProblem(w)}`);
     const counts = catalogue.services.map((s) => `${s.id}: ${s.endpoints.length} endpoints, ${s.releases.length} releases, ${Object.keys(s.enums).length} enums, ${s.streams.length} streams, ${s.wsMethods.length} websocket methods`);
-    if (lintChanges(catalogue, warnings.length) > 0) return 1;
-    console.log(`catalogue ok (${counts.join('; ')}); ${warnings.length} warning(s)`);
+    const changes = lintChanges(catalogue, warnings.length, {}, quiet);
+    if (changes.errors > 0) return 1;
+    console.log(`catalogue ok (${counts.join('; ')}); ${changes.warnings} warning(s)`);
     return 0;
   } catch (e) {
     if (!(e instanceof CatalogueError)) throw e;

@@ -2,7 +2,6 @@
 // migrate stage replaces when a version change carries it to another operation.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PlanBridge } from '../catalogue/changes/plan.js';
-import type { AnswerStep } from '../catalogue/changes/types.js';
 import type { TokenEntry } from './client-auth/tokens.js';
 import type { Route } from './routes/route-table.js';
 
@@ -25,8 +24,8 @@ export interface RequestState {
   params: Readonly<Record<string, unknown>>;
   /** Set by the migrate stage when the upstream's operation has another method. */
   method?: string;
-  /** Set by the migrate stage: how the answer comes back down to the client's release. */
-  answer?: readonly AnswerStep[];
+  /** Set by the migrate stage: how the answer comes back down to the client's release (its status and body; a null body: none). */
+  answer?: (status: number, body: Buffer) => { status: number; body: Buffer | null };
   /** Set by the client-auth hook: the client's token entry. */
   token?: TokenEntry;
   /** Set by the migrate stage: the gateway answers the request itself through this bridge (nothing is forwarded). */

@@ -11,17 +11,10 @@
 // given twice only when its two values differ, and hands every number back as an object, where the
 // gateway's validators and transforms need plain numbers for all but the few that do not survive.
 import { randomBytes } from 'node:crypto';
+import { ExactNumber } from '../catalogue/json-value.js';
 
-/** A JSON number JSON.parse would change, kept as its text (String() and writeJson give the text back). */
-export class ExactNumber {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
-  valueOf(): number {
-    return Number(this.text);
-  }
-}
+// The values (shared with the catalogue's version-change applier, which may not import this layer).
+export { ExactNumber, isJsonObject, scalarText } from '../catalogue/json-value.js';
 
 /** A key given twice in one object; `path` names where ("params.price", "" at the top). */
 export class DuplicateKey extends SyntaxError {
@@ -206,13 +199,4 @@ export function plainJson(v: unknown): unknown {
     if (p !== x) (out ??= { ...(v as Record<string, unknown>) })[k] = p;
   }
   return out ?? v;
-}
-
-/** A JSON object as readJson makes one (not an array, not an ExactNumber). */
-export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ExactNumber);
-
-/** A scalar's text as a query or signature payload carries it (an ExactNumber's own text); undefined for objects, arrays, null. */
-export function scalarText(v: unknown): string | undefined {
-  if (v instanceof ExactNumber) return v.text;
-  return v === undefined || v === null || typeof v === 'object' ? undefined : String(v);
 }

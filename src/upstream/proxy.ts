@@ -40,8 +40,11 @@ export interface UpstreamRequest {
   answerHeaders?(headers: Record<string, string | string[] | number>): void;
   /** Told the final status and headers as the upstream sent them, before anything reaches the client. */
   onAnswer?(status: number, headers: IncomingHttpHeaders): void;
-  /** Rewrites the whole answer body before it is sent (the answer is then buffered, up to `rewriteLimit`). */
-  rewrite?(status: number, body: Buffer): Buffer;
+  /**
+   * Rewrites the whole answer before it is sent (the answer is then buffered, up to `rewriteLimit`):
+   * its status and body; a null body sends none (a 204 or 304), without Content-Length or Content-Type.
+   */
+  rewrite?(status: number, body: Buffer): { status: number; body: Buffer | null };
   /** Shown the whole body of the answers it wants (the gateway's drift count of the upstream's "no such …" answers). */
   watch?: AnswerWatch;
   /**
@@ -233,13 +236,23 @@ class Answer implements Dispatcher.DispatchHandler {
     this.cancellation.cancel = undefined;
     const { chunks, res } = this;
     if (chunks) {
-      let body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       if (this.status >= 400 && this.req.watch?.wants(this.status)) this.req.watch.seen(this.status, body, this.req);
-      if (this.req.rewrite) body = this.req.rewrite(this.status, body);
+      if (this.req.rewrite) return this.endRewritten(body);
       this.out['content-length'] = body.length;
       res.writeHead(this.status, this.out);
       res.end(body);
     } else res.end();
+    this.resolve();
+  }
+
+  /** The rewritten answer: its status, and its body or none (a 204 or 304: no Content-Length, no Content-Type). */
+  private endRewritten(body: Buffer): void {
+    const out = this.req.rewrite!(this.status, body);
+    if (out.body === null) delete this.out['content-type'];
+    else this.out['content-length'] = out.body.length;
+    this.res.writeHead(out.status, this.out);
+    this.res.end(out.body ?? undefined);
     this.resolve();
   }
 

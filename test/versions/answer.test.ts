@@ -8,7 +8,7 @@ import { migrateAnswer } from '../../src/gateway/migrate/answer.js';
 
 const test = suite('version changes: answer steps');
 const at = { file: 'changes.yaml', line: 1 };
-const run = (steps: AnswerStep[], status: number, body: unknown) => JSON.parse(migrateAnswer(steps, status, Buffer.from(JSON.stringify(body))).toString());
+const run = (steps: AnswerStep[], status: number, body: unknown) => JSON.parse(migrateAnswer(steps, status, Buffer.from(JSON.stringify(body))).body!.toString());
 
 test('rename (new → old) and restore, on an object and on each item of a list', () => {
   const steps: AnswerStep[] = [{ kind: 'rename', names: { tranId: 'txId' }, at }, { kind: 'restore', values: { clientTag: '' }, at }];
@@ -27,7 +27,7 @@ test('unwrap only a one-item list; errors map the code of an error answer and no
 
 test('an answer that is not JSON comes back byte for byte', () => {
   const raw = Buffer.from('<html>maintenance</html>');
-  assert.is(migrateAnswer([{ kind: 'unwrap', at }], 502, raw), raw);
+  assert.equal(migrateAnswer([{ kind: 'unwrap', at }], 502, raw), { status: 502, body: raw });
 });
 
 test.run();

@@ -19,7 +19,7 @@ import { Secret } from '../../src/upstream/signing/secret.js';
 import { wsSignaturePayload } from '../../src/upstream/signing/ws-api-params.js';
 import type { Inspect } from '../../src/upstream/ws-relay.js';
 import { resolveServiceAt } from '../../src/catalogue/resolve.js';
-import { createParamAjv } from '../../src/catalogue/validators.js';
+import { createBodyAjv, createParamAjv } from '../../src/catalogue/validators.js';
 import { compileMigrations, type CompiledPlan } from '../../src/gateway/migrate/compile.js';
 import { migrateAnswer } from '../../src/gateway/migrate/answer.js';
 import { migrateRequest } from '../../src/gateway/migrate/stage.js';
@@ -82,6 +82,7 @@ function requests(c: Case): fc.Arbitrary<[string, string][]> {
 }
 
 const ajv = createParamAjv();
+const bodyAjv = createBodyAjv();
 
 /** Run the property for one case: valid at its release ⇒ valid at the upstream's after migration (or refused with a reason). */
 export function checkRequests(c: Case, numRuns: number): number {
@@ -99,7 +100,7 @@ export function checkRequests(c: Case, numRuns: number): number {
       drop: new Set(), own: {}, params,
     };
     try {
-      migrateRequest({ paramAjv: ajv, strict: true }, state, c.plan);
+      migrateRequest({ paramAjv: ajv, bodyAjv, strict: true }, state, c.plan);
     } catch (e) {
       // Refused with a reason the plan states: a value the catalogue declares unbridgeable, or one a transform cannot carry.
       if (!(e instanceof GatewayError)) throw e;
@@ -128,18 +129,18 @@ export function checkAnswers(c: Case, numRuns: number): void {
   fc.assert(fc.property(item, fc.array(row), (one, rows) => {
     for (const s of steps) {
       if (s.kind === 'unwrap') {
-        const out = JSON.parse(migrateAnswer(steps, 200, Buffer.from(JSON.stringify([one]))).toString());
+        const out = JSON.parse(migrateAnswer(steps, 200, Buffer.from(JSON.stringify([one]))).body!.toString());
         assert.equal(out, JSON.parse(JSON.stringify(one)), 'a one-item list comes back as the object the old endpoint answered');
       }
       if (s.kind === 'transform' && s.name === 'rollTypeToDirection') {
-        const out = JSON.parse(migrateAnswer(steps, 200, Buffer.from(JSON.stringify({ rows, total: rows.length }))).toString()) as { rows: Record<string, string>[] };
+        const out = JSON.parse(migrateAnswer(steps, 200, Buffer.from(JSON.stringify({ rows, total: rows.length }))).body!.toString()) as { rows: Record<string, string>[] };
         for (const [i, r] of out.rows.entries()) {
           assert.equal([r.transFrom, r.transTo], rows[i].type === 'ROLL_IN' ? ['SPOT', 'ISOLATED_MARGIN'] : ['ISOLATED_MARGIN', 'SPOT']);
         }
       }
     }
     const error = { code: -1130, msg: 'x' };
-    assert.equal(JSON.parse(migrateAnswer(steps, 400, Buffer.from(JSON.stringify(error))).toString()).msg, 'x', 'an error answer keeps its message');
+    assert.equal(JSON.parse(migrateAnswer(steps, 400, Buffer.from(JSON.stringify(error))).body!.toString()).msg, 'x', 'an error answer keeps its message');
     return true;
   }), { numRuns, seed: Number(process.env.PROPERTY_SEED ?? 42) });
 }

@@ -9,6 +9,8 @@ import { composePlan } from './compose.js';
 import { covers } from './covers.js';
 import { changeAt, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './lookup.js';
 import { bridgeNamed, placeholderPath, subscriptionIdField } from './bridges.js';
+import { bodyFields, jsonName, splitStep } from './body-steps.js';
+import { checkAnswerStep, checkJsonStep, movePathProblem, type At, type JsonContext } from './check-steps.js';
 import { transformNamed } from './transforms.js';
 import type { Change, RequestStep } from './types.js';
 import { allOperations, operationKind } from './ws-operations.js';
@@ -28,15 +30,18 @@ export interface Coverage {
 
 export interface ChangesReport {
   problems: Problem[];
+  /** Answer fields declared lost (`lost:`): what an old client no longer gets, one line each. */
+  warnings: Problem[];
   coverage: Coverage | null;
 }
 
 /** Check the changes of a versioned service against the upstream's release (setting, service.yaml, newest). */
 export function checkChanges(service: Service, upstreamSetting?: string): ChangesReport {
-  if (!service.versioned) return { problems: [], coverage: null };
+  if (!service.versioned) return { problems: [], warnings: [], coverage: null };
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
   const u = upstreamIndex(service, upstreamSetting);
-  checkDeclarations(service, problems);
+  checkDeclarations(service, problems, warnings);
   const coverage: Coverage = { service: service.id, upstreamRelease: service.releases[u].id, bridged: [], unbridgeable: [], uncovered: [], partly: [] };
   const seen = new Set<string>();
   for (const e of allOperations(service)) {
@@ -66,21 +71,24 @@ export function checkChanges(service: Service, upstreamSetting?: string): Change
     if (partly) coverage.partly.push(e.key);
   }
   checkPlans(service, u, problems);
-  return { problems, coverage };
+  return { problems, warnings, coverage };
 }
 
 /** Every change and unbridgeable entry must touch something that exists, and none may conflict. */
-function checkDeclarations(service: Service, problems: Problem[]): void {
+function checkDeclarations(service: Service, problems: Problem[], warnings: Problem[]): void {
   const seen = new Map<string, Change>();
   for (const c of service.changes.changes) {
     if (c.index < 1) continue; // release already reported by the reader
     checkChange(service, c, seen, (line, message) => problems.push({ ...line, message: `change ${c.id}: ${message}` }));
+    for (const s of c.answer) {
+      if (s.kind !== 'lost') continue;
+      const where = s.in ? ` (in ${s.in})` : '';
+      for (const n of s.names) warnings.push({ ...s.at, message: `change ${c.id}: ${c.operation}: answer field ${n}${where} of ${service.releases[c.index - 1].id} is lost from ${c.release} on; nothing restores it, an old client gets the answer without it` });
+    }
   }
   checkUnbridgeable(service, problems);
 }
 
-/** Report a problem of one change at a line of it. */
-type At = (line: { file: string; line: number }, message: string) => void;
 
 /** One change: no conflict with another declaration at its release, and every step touches what exists. */
 function checkChange(service: Service, c: Change, seen: Map<string, Change>, at: At): void {
@@ -101,13 +109,29 @@ function checkChange(service: Service, c: Change, seen: Map<string, Change>, at:
   // Names a step may refer to: the operation's parameters just before the release, and any an earlier step introduced.
   const names = new Set(ep.parameters.filter((p) => existsAt(p.span, c.index - 1)).map((p) => p.name));
   for (const p of service.signedParameters) names.add(p.name);
-  for (const s of c.request) checkRequestStep(service, c, ep, s, names, at);
-  for (const s of c.answer) if (s.kind === 'transform' && !transformNamed(s.name)?.answer) at(s.at, `transform "${s.name}" is not an answer transform in src/catalogue/changes/transforms.ts`);
+  // Body fields: the operation's just before the release, and those of the operation it lands on.
+  const fields = bodyFields(ep, c.index - 1);
+  for (const f of bodyFields(moveTargetAt(service, c.request.find((s) => s.kind === 'move')?.to ?? c.operation, c.index), c.index)) fields.add(f);
+  const x: JsonContext = { ep, r: c.index - 1, before, names, isJson: jsonName(c.operation, fields), at };
+  for (const s of c.request) checkRequestStep(service, c, ep, s, x);
+  for (const s of c.answer) {
+    if (s.kind === 'transform' && !transformNamed(s.name)?.answer) at(s.at, `transform "${s.name}" is not an answer transform in src/catalogue/changes/transforms.ts`);
+    checkAnswerStep(c.operation, s, at);
+  }
 }
 
 /** One request step: the names it reads exist by then (`names`, to which it adds what it writes), and what it names is real. */
-function checkRequestStep(service: Service, c: Change, ep: Endpoint, s: RequestStep, names: Set<string>, at: At): void {
-  const before = service.releases[c.index - 1].id;
+function checkRequestStep(service: Service, c: Change, ep: Endpoint, step: RequestStep, x: JsonContext): void {
+  const { names, at } = x;
+  let s = step;
+  if (s.kind !== 'move' && s.kind !== 'transform' && s.kind !== 'bridge') {
+    // JSON body fields are checked by their own rules; the rest of the step names query or form parameters.
+    const { query, json } = splitStep(s, x.isJson, c.release);
+    if (json) checkJsonStep(x, json);
+    if (!query) return;
+    s = query;
+  }
+  const before = x.before;
   const need = (n: string, what: string) => { if (!names.has(n)) at(s.at, `${what} "${n}", which ${c.operation} does not have at ${before}`); };
   switch (s.kind) {
     case 'move': {
@@ -115,6 +139,8 @@ function checkRequestStep(service: Service, c: Change, ep: Endpoint, s: RequestS
       const to = moveTargetAt(service, s.to, c.index);
       if (!to) at(s.at, `moves to ${s.to}, which does not exist at ${c.release} nor after it`);
       if (s.to === c.operation) at(s.at, `touches nothing: moves ${c.operation} to itself`);
+      const unfilled = to && operationKind(s.to) === 'rest' ? movePathProblem(ep, to) : undefined;
+      if (unfilled) at(s.at, unfilled);
       break;
     }
     case 'rename':

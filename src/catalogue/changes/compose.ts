@@ -7,7 +7,8 @@ import type { Endpoint, Service } from '../model.js';
 import { covers } from './covers.js';
 import { describeEvent, eventsAt } from './events.js';
 import { changeAt, endpointAt, moveTargetAt, unbridgeableAt } from './lookup.js';
-import type { Plan, PlanBridge, Refusal, RequestPart } from './plan.js';
+import { bodyFields, jsonName, splitStep } from './body-steps.js';
+import type { JsonStep, Plan, PlanBridge, Refusal, RequestPart } from './plan.js';
 import { composeStep, emptySegment, isEmpty, sourcesOf, type Segment } from './segment.js';
 import type { AnswerStep, Change, Unbridgeable } from './types.js';
 import { validAtUpstream } from './valid-at-upstream.js';
@@ -21,7 +22,7 @@ export function composePlan(service: Service, operation: string, s: number, u: n
   const start = endpointAt(service, operation, s);
   if (!start) return null;
   const w = walk(service, operation, start, s, u);
-  if (!w.applied.length && !w.guards.length && !w.refuse && !w.problems.length && !w.uncovered.length) return null;
+  if (!w.applied.length && !w.guards.length && !w.request.length && !w.refuse && !w.problems.length && !w.uncovered.length) return null;
   return planOf(service, operation, start, w, s, u);
 }
 
@@ -31,8 +32,9 @@ interface Walk {
   key: string;
   ep: Endpoint;
   request: RequestPart[];
-  /** The segment being composed (pushed onto request at a transform and at the end). */
+  /** The segment being composed, and the JSON steps gathered (pushed onto request at a transform and at the end). */
   seg: Segment;
+  json: JsonStep[];
   /** A transform was applied: later value guards would name values no client sends. */
   transformed: boolean;
   perChange: AnswerStep[][];
@@ -46,7 +48,7 @@ interface Walk {
 
 /** One release at a time: report what nothing bridges, guard or refuse what is unbridgeable, apply the change. */
 function walk(service: Service, operation: string, start: Endpoint, s: number, u: number): Walk {
-  const w: Walk = { key: operation, ep: start, request: [], seg: emptySegment(), transformed: false, perChange: [], applied: [], guards: [], problems: [], uncovered: [] };
+  const w: Walk = { key: operation, ep: start, request: [], seg: emptySegment(), json: [], transformed: false, perChange: [], applied: [], guards: [], problems: [], uncovered: [] };
   for (let r = s + 1; r <= u && !w.refuse && !w.bridge; r++) {
     const change = changeAt(service, r, w.key);
     const unbridgeable = unbridgeableAt(service, r, w.key);
@@ -54,22 +56,38 @@ function walk(service: Service, operation: string, start: Endpoint, s: number, u
     for (const ev of eventsAt(service, w.ep, r)) {
       if (!covers(change, unbridgeable, ev)) w.uncovered.push(`${w.key}: ${describeEvent(ev)} at ${release}, and no change bridges it nor is it declared unbridgeable`);
     }
-    guard(w, unbridgeable, release);
+    guard(w, unbridgeable, release, bodyFields(w.ep, r - 1), service.releases[u].id);
     if (w.refuse) break;
     if (change) apply(service, w, change, r, u);
     else if (!existsAt(w.ep.span, r) && w.ep.span.added <= r) {
       w.refuse = { release, replacement: w.ep.replacement, reason: 'removed, and no change bridges it' };
     }
   }
-  if (!isEmpty(w.seg)) w.request.push({ kind: 'segment', segment: w.seg });
+  flush(w);
   return w;
 }
 
-/** An unbridgeable entry refuses the whole operation, or guards the client values that reach its parameter. */
-function guard(w: Walk, unbridgeable: readonly Unbridgeable[], release: string): void {
+/** The parameters' segment and the JSON steps so far become parts of the request. */
+function flush(w: Walk): void {
+  if (!isEmpty(w.seg)) w.request.push({ kind: 'segment', segment: w.seg });
+  if (w.json.length) w.request.push({ kind: 'json', steps: w.json });
+  w.seg = emptySegment();
+  w.json = [];
+}
+
+/**
+ * An unbridgeable entry refuses the whole operation, or guards the client values that reach its
+ * parameter; a body field's guard is a JSON step, seeing the body as the steps before it left it.
+ */
+function guard(w: Walk, unbridgeable: readonly Unbridgeable[], release: string, body: ReadonlySet<string>, upstream: string): void {
   for (const ub of unbridgeable) {
     const replacement = ub.replacement ?? w.ep.replacement;
     if (!ub.parameter) { w.refuse = { release, replacement, reason: ub.reason }; return; }
+    if (jsonName(w.key, body)(ub.parameter)) {
+      const message = `the upstream (which speaks ${upstream}) no longer takes this value since ${release}: ${ub.reason}${replacement ? `; use ${replacement}` : ''}`;
+      w.json.push({ kind: 'guard', field: ub.parameter, values: ub.values ?? [], release, message });
+      continue;
+    }
     if (w.transformed) continue; // values named after a transform are not client values any more
     const values = ub.values ?? [];
     for (const src of sourcesOf(w.seg, ub.parameter)) {
@@ -94,15 +112,22 @@ function apply(service: Service, w: Walk, change: Change, r: number, u: number):
     w.key = b.via;
     return;
   }
+  const moved = change.request.find((x) => x.kind === 'move');
+  const fields = bodyFields(w.ep, r - 1);
+  for (const f of bodyFields(moveTargetAt(service, moved?.to ?? w.key, r), r)) fields.add(f);
+  const isJson = jsonName(w.key, fields);
   for (const step of change.request) {
     if (step.kind === 'bridge') continue;
     if (step.kind === 'move') w.key = step.to;
     else if (step.kind === 'transform') {
-      if (!isEmpty(w.seg)) w.request.push({ kind: 'segment', segment: w.seg });
-      w.seg = emptySegment();
+      flush(w);
       w.request.push({ kind: 'transform', name: step.name });
       w.transformed = true;
-    } else composeStep(w.seg, step);
+    } else {
+      const { query, json } = splitStep(step, isJson, release);
+      if (query) composeStep(w.seg, query);
+      if (json) w.json.push(json);
+    }
   }
   const next = moveTargetAt(service, w.key, r);
   if (!next) { w.problems.push(`${change.id}: ${w.key} does not exist at ${release}`); w.refuse = { release, reason: `${w.key} does not exist at ${release}` }; return; }

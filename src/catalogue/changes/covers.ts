@@ -14,7 +14,7 @@ export function covers(change: Change | undefined, unbridgeable: readonly Unbrid
   const steps = change.request;
   if (steps.some((s) => s.kind === 'bridge')) return 'change'; // the gateway answers the whole operation itself
   const touches = (name: string, how: 'reads' | 'writes') => steps.some((s) => {
-    if (s.kind === 'rename') return how === 'reads' ? name in s.names : Object.values(s.names).includes(name);
+    if (s.kind === 'rename' || s.kind === 'list') return how === 'reads' ? name in s.names : Object.values(s.names).includes(name);
     if (s.kind === 'drop') return how === 'reads' && s.names.includes(name);
     if (s.kind === 'set' || s.kind === 'default') return how === 'writes' && name in s.values;
     if (s.kind === 'map') return how === 'reads' ? s.parameter === name && s.to !== name : s.to === name;

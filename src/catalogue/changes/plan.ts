@@ -2,9 +2,18 @@
 // and how its answer comes down, and what refuses it on the way. compose.ts builds one.
 import type { SecurityScheme } from '../model.js';
 import type { Segment } from './segment.js';
-import type { AnswerStep, EventShapes } from './types.js';
+import type { AnswerStep, EventShapes, JsonRequestStep } from './types.js';
 
-export type RequestPart = { kind: 'segment'; segment: Segment } | { kind: 'transform'; name: string };
+/**
+ * A step on a JSON object as a plan runs it, with the release it carries the request through: the
+ * vocabulary's steps, and the guard an unbridgeable value of a body field becomes (410, never sent).
+ */
+export type JsonStep =
+  | (JsonRequestStep & { release: string })
+  | { kind: 'guard'; field: string; values: string[]; release: string; message: string };
+
+/** Query and form parameters (segment, transform) and JSON fields (json: REST body, websocket params) go up by their own parts. */
+export type RequestPart = { kind: 'segment'; segment: Segment } | { kind: 'transform'; name: string } | { kind: 'json'; steps: JsonStep[] };
 
 export interface Refusal {
   release: string;

@@ -41,22 +41,27 @@ export function readChanges(f: ParsedYaml | undefined, releaseIndex: ReadonlyMap
   return { changes, unbridgeable };
 }
 
-const text = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
-
 function requestStep(s: Raw, at: RequestStep['at']): RequestStep {
   if (s.move !== undefined) return { kind: 'move', to: s.move, at };
   if (s.rename !== undefined) return { kind: 'rename', names: s.rename, at };
-  if (s.set !== undefined) return { kind: 'set', values: text(s.set), at };
-  if (s.default !== undefined) return { kind: 'default', values: text(s.default), at };
-  if (s.map !== undefined) return { kind: 'map', parameter: s.map.parameter, to: s.map.to ?? s.map.parameter, values: text(s.map.values), at };
+  // Constants keep their YAML type (true, 3, 'PR_TITLE'): a JSON body field is sent them as typed, a query parameter as text.
+  if (s.set !== undefined) return { kind: 'set', values: s.set, at };
+  if (s.default !== undefined) return { kind: 'default', values: s.default, at };
+  if (s.map !== undefined) return { kind: 'map', parameter: s.map.parameter, to: s.map.to ?? s.map.parameter, values: s.map.values, at };
   if (s.drop !== undefined) return { kind: 'drop', names: s.drop, at };
+  if (s.list !== undefined) return { kind: 'list', names: s.list, at };
+  if (s.integers !== undefined) return { kind: 'integers', names: s.integers, at };
   if (s.bridge !== undefined) return { kind: 'bridge', name: s.bridge.name, action: s.bridge.action, via: s.bridge.via, at };
   return { kind: 'transform', name: s.transform, at };
 }
 
 function answerStep(s: Raw, at: AnswerStep['at']): AnswerStep {
-  if (s.rename !== undefined) return { kind: 'rename', names: s.rename, at };
-  if (s.restore !== undefined) return { kind: 'restore', values: s.restore, at };
+  const within = s.in === undefined ? {} : { in: String(s.in) };
+  if (s.rename !== undefined) return { kind: 'rename', names: s.rename, ...within, at };
+  if (s.restore !== undefined) return { kind: 'restore', values: s.restore, ...within, at };
+  if (s.copy !== undefined) return { kind: 'copy', fields: s.copy, ...within, at };
+  if (s.lost !== undefined) return { kind: 'lost', names: s.lost, ...within, at };
+  if (s.status !== undefined) return { kind: 'status', codes: s.status, at };
   if (s.unwrap !== undefined) return { kind: 'unwrap', at };
   if (s.errors !== undefined) return { kind: 'errors', codes: s.errors, at };
   return { kind: 'transform', name: s.transform, at };

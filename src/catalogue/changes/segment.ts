@@ -1,7 +1,7 @@
 // A segment: a run of request steps without a transform, composed into one mapping of the client's
 // parameters (a→b→c renames become a→c). Both carriers (a REST query or form, a websocket frame's
 // params) apply a segment through mapParam and addedParams, so the rules live here.
-import type { RequestStep } from './types.js';
+import type { RequestStep, Scalar } from './types.js';
 
 /** A run of request steps without a transform, composed into one mapping of the client's parameters. */
 export interface Segment {
@@ -41,8 +41,11 @@ export function sourcesOf(seg: Segment, name: string): string[] {
   return out;
 }
 
-/** Compose one request step onto a segment. */
-export function composeStep(seg: Segment, s: Exclude<RequestStep, { kind: 'move' | 'transform' | 'bridge' }>): void {
+/** Constants as a query carries them: text. */
+const text = (o: Readonly<Record<string, Scalar>>): Record<string, string> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+
+/** Compose one request step on query or form parameters onto a segment (list and integers are JSON steps only). */
+export function composeStep(seg: Segment, s: Exclude<RequestStep, { kind: 'move' | 'transform' | 'bridge' | 'list' | 'integers' }>): void {
   const renameTo = (from: string, to: string | null) => {
     for (const src of sourcesOf(seg, from)) seg.names[src] = to;
     for (const bag of [seg.defaults, seg.sets]) {
@@ -66,19 +69,20 @@ export function composeStep(seg: Segment, s: Exclude<RequestStep, { kind: 'move'
       for (const n of s.names) renameTo(n, null);
       return;
     case 'set':
-      for (const [k, v] of Object.entries(s.values)) { seg.sets[k] = v; delete seg.defaults[k]; }
+      for (const [k, v] of Object.entries(s.values)) { seg.sets[k] = String(v); delete seg.defaults[k]; }
       return;
     case 'default':
-      for (const [k, v] of Object.entries(s.values)) if (!(k in seg.sets)) seg.defaults[k] = v;
+      for (const [k, v] of Object.entries(s.values)) if (!(k in seg.sets)) seg.defaults[k] = String(v);
       return;
     case 'map': {
+      const values = text(s.values);
       for (const src of sourcesOf(seg, s.parameter)) {
         const had = seg.values[src];
-        if (had) for (const k of Object.keys(had)) had[k] = s.values[had[k]] ?? had[k];
-        const merged = { ...s.values, ...(had ?? {}) };
+        if (had) for (const k of Object.keys(had)) had[k] = values[had[k]] ?? had[k];
+        const merged = { ...values, ...(had ?? {}) };
         seg.values[src] = merged;
       }
-      for (const bag of [seg.defaults, seg.sets]) if (s.parameter in bag) bag[s.parameter] = s.values[bag[s.parameter]] ?? bag[s.parameter];
+      for (const bag of [seg.defaults, seg.sets]) if (s.parameter in bag) bag[s.parameter] = values[bag[s.parameter]] ?? bag[s.parameter];
       if (s.to !== s.parameter) renameTo(s.parameter, s.to);
       return;
     }

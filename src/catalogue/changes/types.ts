@@ -9,19 +9,43 @@ interface Where {
   line: number;
 }
 
+/** A constant as YAML wrote it: a query parameter sends its text, a JSON body field keeps its type. */
+export type Scalar = string | number | boolean | null;
+
+/**
+ * Names are parameters, or paths into a JSON body (`a.b`, `list[].x`, `list[]`) when their first
+ * part is a body field of the operation (json-path.ts).
+ */
 export type RequestStep =
   | { kind: 'move'; to: string; at: Where }
   | { kind: 'rename'; names: Record<string, string>; at: Where }
-  | { kind: 'set'; values: Record<string, string>; at: Where }
-  | { kind: 'default'; values: Record<string, string>; at: Where }
-  | { kind: 'map'; parameter: string; to: string; values: Record<string, string>; at: Where }
+  | { kind: 'set'; values: Record<string, Scalar>; at: Where }
+  | { kind: 'default'; values: Record<string, Scalar>; at: Where }
+  | { kind: 'map'; parameter: string; to: string; values: Record<string, Scalar>; at: Where }
   | { kind: 'drop'; names: string[]; at: Where }
+  /** A scalar field becomes a list field: { assignee: assignees } sends assignee x as assignees [x] (joined to the list if sent too). */
+  | { kind: 'list'; names: Record<string, string>; at: Where }
+  /** Fields (or each item of a list, `ids[]`) that must be integers: a numeric string is sent as the integer, any other string is refused. */
+  | { kind: 'integers'; names: string[]; at: Where }
   | { kind: 'transform'; name: string; at: Where }
   | { kind: 'bridge'; name: string; action: string; via: string; at: Where };
 
+/** The steps that work on JSON: a REST body's fields (and a websocket-API frame's params). */
+export type JsonRequestStep = Extract<RequestStep, { kind: 'rename' | 'set' | 'default' | 'map' | 'drop' | 'list' | 'integers' }>;
+
+/**
+ * The steps reaching into the answer take `in`, a path to the objects they work on (`items[]`,
+ * `pull_request`, `[]`); without it, the answer object or each object of a list answer.
+ */
 export type AnswerStep =
-  | { kind: 'rename'; names: Record<string, string>; at: Where }
-  | { kind: 'restore'; values: Record<string, unknown>; at: Where }
+  | { kind: 'rename'; names: Record<string, string>; in?: string; at: Where }
+  | { kind: 'restore'; values: Record<string, unknown>; in?: string; at: Where }
+  /** Fields the older answer had, copied (when absent) from another path of the same object: { rate: resources.core }. */
+  | { kind: 'copy'; fields: Record<string, string>; in?: string; at: Where }
+  /** Fields the older answer had that nothing can restore: declared (lint lists them), the answer passes without them. */
+  | { kind: 'lost'; names: string[]; in?: string; at: Where }
+  /** HTTP status codes: the newer release's → the older release's (to 204 or 304 the body is dropped). */
+  | { kind: 'status'; codes: Record<string, number>; at: Where }
   | { kind: 'unwrap'; at: Where }
   | { kind: 'errors'; codes: Record<string, number>; at: Where }
   | { kind: 'transform'; name: string; at: Where };

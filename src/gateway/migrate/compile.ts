@@ -5,13 +5,15 @@
 import { checkChanges } from '../../catalogue/changes/check.js';
 import { composePlan } from '../../catalogue/changes/compose.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
-import { type Plan } from '../../catalogue/changes/plan.js';
+import { type JsonStep, type Plan } from '../../catalogue/changes/plan.js';
 import { formatProblem } from '../../catalogue/problems.js';
 import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Service } from '../../catalogue/model.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { UsageError } from '../../usage-error.js';
 import { routeOf, type Route } from '../routes/route-table.js';
+import type { RequestState } from '../request-state.js';
+import { migrateAnswer } from './answer.js';
 import { decide, type PlanDecisions } from './decide.js';
 
 export interface CompiledPlan extends PlanDecisions {
@@ -19,6 +21,10 @@ export interface CompiledPlan extends PlanDecisions {
   /** The operation at the upstream's release: what hooks (signing, weights) and the second validation see. */
   target: Route;
   signer: Signer | undefined;
+  /** The plan's JSON steps on a request's JSON body, in order (null: none). */
+  json: readonly JsonStep[] | null;
+  /** The answer carried back down the plan's answer steps (null: it comes back as it is), made once per plan. */
+  rewrite: NonNullable<RequestState['answer']> | null;
 }
 
 export interface Migrations {
@@ -97,5 +103,8 @@ function checked(s: Service, setting: string | undefined): Pick<ReturnType<typeo
 function compilePlan(plan: Plan, target: (key: string) => Route, signer: Signer | undefined): CompiledPlan {
   const d = decide(plan, signer !== undefined, { operation: plan.operation, target: plan.target, signed: "parameters the request's signature covers" });
   // A bridged operation goes nowhere upstream: it has no target route.
-  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer };
+  const json = plan.request.flatMap((p) => (p.kind === 'json' ? p.steps : []));
+  const steps = d.answer;
+  const rewrite = steps ? (status: number, body: Buffer) => migrateAnswer(steps, status, body) : null;
+  return { plan, ...d, target: d.refusal || plan.bridge ? (null as unknown as Route) : target(plan.target), signer, json: json.length ? json : null, rewrite };
 }

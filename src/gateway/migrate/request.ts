@@ -33,7 +33,11 @@ export function readPairs(query: string, body: string | null): Pair[] {
 export function migratePairs(pairs: Pair[], parts: readonly RequestPart[], label: string): Pair[] {
   const inBody = pairs.some((p) => p.inBody) && !pairs.some((p) => !p.inBody && p.name !== 'signature' && p.name !== 'timestamp' && p.name !== 'recvWindow');
   let out = pairs;
-  for (const part of parts) out = part.kind === 'segment' ? applySegment(out, part.segment, inBody) : applyTransform(out, part.name, inBody, label);
+  for (const part of parts) {
+    if (part.kind === 'segment') out = applySegment(out, part.segment, inBody);
+    else if (part.kind === 'transform') out = applyTransform(out, part.name, inBody, label);
+    // json parts are the JSON body's (json-body.ts)
+  }
   return out;
 }
 

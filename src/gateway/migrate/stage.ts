@@ -10,10 +10,13 @@ import type { RequestState } from '../request-state.js';
 import { checkParams } from '../params/validate-params.js';
 import type { CompiledPlan } from './compile.js';
 import { migratePairs, readPairs, writePairs, type Pair } from './request.js';
+import { migrateJsonBody, revalidateBody } from './json-body.js';
+import { carryPath } from './path.js';
 import { verifySignature } from './verify.js';
 
 export interface StageContext {
   paramAjv: Ajv;
+  bodyAjv: Ajv;
   strict: boolean;
 }
 
@@ -37,12 +40,13 @@ export function migrateRequest(p: StageContext, state: RequestState, c: Compiled
     if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${plan.operation}: ${g.parameter}=${String(v)}: ${g.message}`);
   }
   const query = queryOf(state.url);
-  let url = plan.path;
+  let url = pathOf(state, plan.path);
   if (plan.request.length) {
     const form = state.body.length > 0 && FORM_TYPE.test(state.headers['content-type'] ?? '');
     const sent = readPairs(query, form ? state.body.toString('utf8') : null);
     let pairs = migratePairs(sent, plan.request, `${plan.operation} → ${plan.target}`);
-    const changed = pairs.length !== sent.length || pairs.some((x, i) => x !== sent[i]);
+    const json = c.json && !form ? migrateJsonBody(state.body, state.headers['content-type'], c.json, plan.operation) : null;
+    const changed = json !== null || pairs.length !== sent.length || pairs.some((x, i) => x !== sent[i]);
     const clientSigned = carriesSignature(state.url, state.body);
     if (changed && clientSigned) {
       if (c.refuseChanged !== null) throw new GatewayError('gone', c.refuseChanged);
@@ -56,22 +60,36 @@ export function migrateRequest(p: StageContext, state: RequestState, c: Compiled
     const q = writePairs(pairs.filter((x) => !x.inBody));
     if (q) url += `?${q}`;
     if (form) state.body = Buffer.from(writePairs(pairs.filter((x) => x.inBody)), 'utf8');
+    else if (json) {
+      state.body = json.bytes; // Content-Length is the forward's, from these bytes
+      revalidateBody(p.bodyAjv, c.target, json.data);
+    }
     revalidate(p, state, c, pairs);
   } else if (query) url += `?${query}`;
   state.url = url;
   if (plan.method !== method) state.method = plan.method;
   state.route = c.target;
   state.own['x-gateway-migrated'] = c.header;
-  if (c.answer) {
-    state.answer = c.answer;
+  if (c.rewrite) {
+    state.answer = c.rewrite;
     state.drop = c.target.profile.dropPlain; // an answer to rewrite must come back uncompressed
   }
   return c.header;
 }
 
+/** The path the request goes to: the client's bytes while the operation's path stays, else the target's template filled. */
+function pathOf(state: RequestState, to: string): string {
+  const q = state.url.indexOf('?');
+  const ep = state.route.endpoint.endpoint;
+  const multi = (name: string) => ep.parameters.some((x) => x.name === name && x.in === 'path' && x.multiSegment === true);
+  return carryPath(ep.path, q < 0 ? state.url : state.url.slice(0, q), to, multi);
+}
+
 /** Validated again where it is going: the target operation at the upstream's release. */
 function revalidate(p: StageContext, state: RequestState, c: CompiledPlan, pairs: readonly Pair[]): void {
   const values: Record<string, string | string[]> = {};
+  // Path parameters are carried across by name (pathOf): their values as the client's were checked.
+  for (const x of c.target.params.parameters) if (x.in === 'path' && state.params[x.name] !== undefined) values[x.name] = String(state.params[x.name]);
   for (const x of pairs) values[x.name] = x.value;
   checkParams(p.paramAjv, c.target.params, values, state.headers, { strict: p.strict, supplied: c.signer ? SIGNING : state.supplied });
   state.params = values;

@@ -5,7 +5,6 @@ import type { IncomingMessage } from 'node:http';
 import { BuilderError } from '../../builders/errors.js';
 import { UpstreamError, type UpstreamTarget } from '../../upstream/proxy.js';
 import { GatewayError } from '../errors.js';
-import { migrateAnswer } from '../migrate/answer.js';
 import type { Exchange, Program } from '../stage-types.js';
 import type { RequestState } from '../request-state.js';
 import { identityOf } from '../observe/request-id.js';
@@ -54,7 +53,7 @@ export async function forward(p: Program, ex: Exchange, state: RequestState): Pr
       method: state.method ?? ex.req.method!, url: state.url, headers: state.headers, body: state.body, drop: state.drop, add: forwardedHeaders(ex.req, route, p.upstreamRelease, state.set),
       answerHeaders: route.profile.rewriteLinks ? linkRewriter(ex.req, linkOrigins(route, base), ex.releasePrefix ?? '') : undefined,
       onAnswer: p.answered ? (status, headers) => { for (const h of p.answered!) h.answered!(state, status, headers); } : undefined,
-      rewrite: state.answer ? (status, body) => migrateAnswer(state.answer!, status, body) : undefined, rewriteLimit: p.migratedAnswerLimit,
+      rewrite: state.answer, rewriteLimit: p.migratedAnswerLimit,
       watch: p.drift?.watchOf(route, p),
     }, ex.res, ex.own, ex.cancellation);
   } catch (e) {

@@ -8,8 +8,7 @@ import type { Ajv } from 'ajv';
 import { composePlan } from '../../catalogue/changes/compose.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
 import { type Plan, type RequestPart } from '../../catalogue/changes/plan.js';
-import { addedParams, mapParam } from '../../catalogue/changes/segment.js';
-import { transformNamed, type Params } from '../../catalogue/changes/transforms.js';
+import { applyAnswer, applyRequest, StepRefusal } from '../../catalogue/changes/apply.js';
 import type { AnswerStep } from '../../catalogue/changes/types.js';
 import { STREAM, WS_API } from '../../catalogue/changes/ws-operations.js';
 import { currentAt } from '../../catalogue/lifecycle.js';
@@ -18,9 +17,8 @@ import { resolveServiceAt, type ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
 import type { Inspect } from '../../upstream/ws-relay.js';
 import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
-import { isJsonObject, readJson, scalarText, writeJson } from '../../upstream/exact-json.js';
+import { isJsonObject, readJson, writeJson } from '../../upstream/exact-json.js';
 import { envelope, GatewayError } from '../errors.js';
-import { migrateData } from '../migrate/answer.js';
 import { decide, useInstead, type PlanDecisions } from '../migrate/decide.js';
 import { signatureMatches } from '../migrate/verify.js';
 import { supplyParams, type WsSigning } from './frame-signing.js';
@@ -187,8 +185,8 @@ function answersDown(pending: Map<string, readonly AnswerStep[]>): DownInspect {
     if (!steps) return undefined;
     pending.delete(key!);
     const status = typeof frame.status === 'number' ? frame.status : 200;
-    if (status >= 400) frame.error = migrateData(steps, status, frame.error);
-    else frame.result = migrateData(steps, status, frame.result);
+    if (status >= 400) frame.error = applyAnswer(steps, status, frame.error).data;
+    else frame.result = applyAnswer(steps, status, frame.result).data;
     return writeJson(frame);
   };
 }
@@ -222,27 +220,14 @@ function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsS
   return applyParts(params, plan.request, `${name} → ${plan.path}`);
 }
 
-/** The request parts of a plan on JSON params (mapParam/addedParams per segment), constants as text. */
+/** The request parts of a plan on the params (the one applier, changes/apply.ts); a refusal becomes the frame's error. */
 function applyParts(params: Record<string, unknown>, parts: readonly RequestPart[], label: string): Record<string, unknown> {
-  let out = params;
-  for (const part of parts) {
-    if (part.kind === 'transform') {
-      const map = new Map(Object.entries(out));
-      const refused = transformNamed(part.name)!.request!(map as unknown as Params);
-      if (refused) throw new GatewayError('invalid', `${label}: ${refused}`);
-      out = Object.fromEntries(map);
-      continue;
-    }
-    const seg = part.segment;
-    const next: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(out)) {
-      const { to, mapped } = mapParam(seg, k, scalarText(v));
-      if (to !== null) next[to] = mapped ?? v;
-    }
-    for (const a of addedParams(seg, (name) => name in next)) next[a.name] = a.value;
-    out = next;
+  try {
+    return applyRequest(params, parts);
+  } catch (e) {
+    if (e instanceof StepRefusal) throw new GatewayError(e.gone ? 'gone' : 'invalid', `${label}: ${e.message}`);
+    throw e;
   }
-  return out;
 }
 
 /** The client's signature over the frame's params as sent, checked by signing them again (the exchange's schemes are deterministic). */
