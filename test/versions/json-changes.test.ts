@@ -106,8 +106,13 @@ test('drop never sends the field; default and set send typed constants', async (
   const r = await send('POST', '/orgs/acme/teams', '{"name":"t","permission":"push"}');
   assert.equal(JSON.parse(r.sent!.body), { name: 't', privacy: 'secret', notify: true });
   assert.not.match(r.sent!.body, /permission/);
-  const kept = await send('POST', '/orgs/acme/teams', '{"name":"t","privacy":"closed","notify":false}');
-  assert.equal(JSON.parse(kept.sent!.body), { name: 't', privacy: 'closed', notify: true }, 'default keeps what was sent, set does not');
+  const kept = await send('POST', '/orgs/acme/teams', '{"name":"t","privacy":"closed"}');
+  assert.equal(JSON.parse(kept.sent!.body), { name: 't', privacy: 'closed', notify: true }, 'default keeps what was sent');
+  const later = await send('POST', '/orgs/acme/teams', '{"name":"t","notify":false}'); // notify came in r2: not the old client's
+  assert.is(later.status, 400);
+  assert.match(JSON.parse(later.text).message, /Field 'notify' is not part of POST \/orgs\/\{org\}\/teams at r1: added in r2/);
+  const overridden = await send('POST', '/orgs/acme/teams', '{"name":"t","notify":false}', NEW);
+  assert.equal(JSON.parse(overridden.sent!.body), { name: 't', notify: false }, 'a client at r2 sends its own value');
 });
 
 test('integers: numeric strings become integers (exact beyond doubles); any other string is refused 410, nothing sent', async () => {

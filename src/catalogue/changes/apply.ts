@@ -89,7 +89,8 @@ function jsonStep(root: Record<string, unknown>, s: JsonStep): boolean {
     case 'guard':
       for (const v of valuesAt(root, pathOf(s.field))) {
         const text = scalarText(v);
-        if (text !== undefined && s.values.includes(text)) throw new StepRefusal(true, `${s.field}=${text}: ${s.message}`);
+        if (s.values === null && v !== undefined) throw new StepRefusal(true, `${s.field}: ${s.message}`); // refused whatever its value
+        if (text !== undefined && s.values?.includes(text)) throw new StepRefusal(true, `${s.field}=${text}: ${s.message}`);
       }
       return false;
   }

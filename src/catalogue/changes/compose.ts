@@ -85,7 +85,7 @@ function guard(w: Walk, unbridgeable: readonly Unbridgeable[], release: string, 
     if (!ub.parameter) { w.refuse = { release, replacement, reason: ub.reason }; return; }
     if (jsonName(w.key, body)(ub.parameter)) {
       const message = `the upstream (which speaks ${upstream}) no longer takes this value since ${release}: ${ub.reason}${replacement ? `; use ${replacement}` : ''}`;
-      w.json.push({ kind: 'guard', field: ub.parameter, values: ub.values ?? [], release, message });
+      w.json.push({ kind: 'guard', field: ub.parameter, values: ub.values ?? null, release, message });
       continue;
     }
     if (w.transformed) continue; // values named after a transform are not client values any more
@@ -95,7 +95,7 @@ function guard(w: Walk, unbridgeable: readonly Unbridgeable[], release: string, 
       const map = w.seg.values[src] ?? {};
       // Client values that arrive here as one of `values`: mapped ones by their result, the rest as they are.
       const clientValues = [...Object.keys(map).filter((x) => values.includes(map[x])), ...values.filter((v) => !(v in map))];
-      w.guards.push({ parameter: src, values: clientValues, release, replacement, reason: ub.reason });
+      w.guards.push({ parameter: src, values: ub.values === undefined ? null : clientValues, release, replacement, reason: ub.reason });
     }
   }
 }

@@ -10,7 +10,7 @@ import type { AnswerStep, EventShapes, JsonRequestStep } from './types.js';
  */
 export type JsonStep =
   | (JsonRequestStep & { release: string })
-  | { kind: 'guard'; field: string; values: string[]; release: string; message: string };
+  | { kind: 'guard'; field: string; values: string[] | null; release: string; message: string };
 
 /** Query and form parameters (segment, transform) and JSON fields (json: REST body, websocket params) go up by their own parts. */
 export type RequestPart = { kind: 'segment'; segment: Segment } | { kind: 'transform'; name: string } | { kind: 'json'; steps: JsonStep[] };
@@ -54,7 +54,8 @@ export interface Plan {
   /** The gateway answers the operation itself through a bridge (signing mode; else 410 naming the replacement). */
   bridge?: PlanBridge;
   /** Requests sending one of these values (client names and values) are refused (410). */
-  guards: (Refusal & { parameter: string; values: string[] })[];
+  /** values null: the parameter is refused whatever its value (an unbridgeable entry naming no values). */
+  guards: (Refusal & { parameter: string; values: string[] | null })[];
   security: { from: SecurityScheme; to: SecurityScheme };
   /** The migration changes bytes a signature covers (query and body); a move of the path does not. */
   changesSignedBytes: boolean;

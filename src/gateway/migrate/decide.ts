@@ -4,6 +4,7 @@
 // guards and the answer steps. Decided once per plan, never per request.
 import type { Plan } from '../../catalogue/changes/plan.js';
 import type { AnswerStep } from '../../catalogue/changes/types.js';
+import { GatewayError } from '../errors.js';
 
 export interface PlanDecisions {
   /** X-Gateway-Migrated: "<release> <change id>[, …]". */
@@ -12,7 +13,8 @@ export interface PlanDecisions {
   refusal: string | null;
   /** Why a request whose signed bytes the plan does change is refused (410): no key is held to sign it again. */
   refuseChanged: string | null;
-  guards: { parameter: string; values: ReadonlySet<string>; message: string }[];
+  /** values null: refused whatever the value. */
+  guards: { parameter: string; values: ReadonlySet<string> | null; message: string }[];
   /** Answer steps, or null when the answer comes back as it is. */
   answer: readonly AnswerStep[] | null;
 }
@@ -55,9 +57,18 @@ export function decide(plan: Plan, holdsKey: boolean, words: PlanWords): PlanDec
   return {
     header, refusal, refuseChanged,
     guards: plan.guards.map((g) => ({
-      parameter: g.parameter, values: new Set(g.values),
+      parameter: g.parameter, values: g.values === null ? null : new Set(g.values),
       message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${useInstead(g.replacement)}`,
     })),
     answer: plan.answer.length ? plan.answer : null,
   };
+}
+
+/** The refusal of a request sending a guarded parameter value (or a guarded parameter at all), else undefined. */
+export function guardRefusal(guards: PlanDecisions['guards'], params: Readonly<Record<string, unknown>>, label: string): GatewayError | undefined {
+  for (const g of guards) {
+    const v = params[g.parameter];
+    if (v !== undefined && (g.values === null || g.values.has(String(v)))) return new GatewayError('gone', `${label}: ${g.parameter}=${String(v)}: ${g.message}`);
+  }
+  return undefined;
 }

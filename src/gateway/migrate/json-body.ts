@@ -7,7 +7,7 @@ import type { JsonStep } from '../../catalogue/changes/plan.js';
 import { isJsonObject, plainJson, readJson, writeJson } from '../../upstream/exact-json.js';
 import { GatewayError } from '../errors.js';
 import type { Route } from '../routes/route-table.js';
-import { checkBody } from '../stages/validate-body.js';
+import { checkBody, takesJsonBody } from '../stages/validate-body.js';
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;
 
@@ -33,6 +33,5 @@ export function migrateJsonBody(body: Buffer, contentType: string | undefined, s
 
 /** The migrated body checked where it is going: the target's body schema at the upstream's release. */
 export function revalidateBody(ajv: Ajv, target: Route, data: unknown): void {
-  // TODO(lead): once the loader gives `in: body` parameters their schemas, check them here too.
-  if (target.endpoint.endpoint.body) checkBody(ajv, target, plainJson(data));
+  if (takesJsonBody(target)) checkBody(ajv, target, plainJson(data));
 }

@@ -13,6 +13,7 @@ import { migratePairs, readPairs, writePairs, type Pair } from './request.js';
 import { migrateJsonBody, revalidateBody } from './json-body.js';
 import { carryPath } from './path.js';
 import { verifySignature } from './verify.js';
+import { guardRefusal } from './decide.js';
 
 export interface StageContext {
   paramAjv: Ajv;
@@ -35,10 +36,8 @@ export function migrateRequest(p: StageContext, state: RequestState, c: Compiled
     state.own['x-gateway-migrated'] = c.header;
     return c.header;
   }
-  for (const g of c.guards) {
-    const v = state.params[g.parameter];
-    if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${plan.operation}: ${g.parameter}=${String(v)}: ${g.message}`);
-  }
+  const guarded = guardRefusal(c.guards, state.params, plan.operation);
+  if (guarded) throw guarded;
   const query = queryOf(state.url);
   let url = pathOf(state, plan.path);
   if (plan.request.length) {

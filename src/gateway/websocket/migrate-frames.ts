@@ -19,7 +19,7 @@ import type { Inspect } from '../../upstream/ws-relay.js';
 import { signWsParams, wsSignaturePayload } from '../../upstream/signing/ws-api-params.js';
 import { isJsonObject, readJson, writeJson } from '../../upstream/exact-json.js';
 import { envelope, GatewayError } from '../errors.js';
-import { decide, useInstead, type PlanDecisions } from '../migrate/decide.js';
+import { decide, guardRefusal, useInstead, type PlanDecisions } from '../migrate/decide.js';
 import { signatureMatches } from '../migrate/verify.js';
 import { supplyParams, type WsSigning } from './frame-signing.js';
 import { idOf, readFrame, WsApiChecker, type ApiRequestFacts, type FrameCharge, type Id } from './frames.js';
@@ -202,10 +202,8 @@ function migrateUp(mp: MethodPlan, params: Record<string, unknown>, signing: WsS
   if (mp.refusal !== null) throw new GatewayError('gone', mp.refusal);
   // Only the gateway's bridge answers a bridged method (frame-signing.ts); never forwarded as anything else.
   if (plan.bridge) throw new GatewayError('gone', `${name} was removed in ${plan.bridge.release}; the gateway's ${plan.bridge.name} bridge is not available on this connection${useInstead(plan.bridge.replacement)}`);
-  for (const g of mp.guards) {
-    const v = params[g.parameter];
-    if (v !== undefined && g.values.has(String(v))) throw new GatewayError('gone', `${name}: ${g.parameter}=${String(v)}: ${g.message}`);
-  }
+  const guarded = guardRefusal(mp.guards, params, name);
+  if (guarded) throw guarded;
   if (!plan.request.length) return params;
   if (params.signature !== undefined) {
     // The client signed the params the plan is about to change: only a gateway holding the key can carry it.
