@@ -143,6 +143,31 @@ test('@binance/connector 3.6.1 (2023): create, read executionReport / outboundAc
   }
 });
 
+test('a listen-key stream whose client stopped reading is closed 1008 at --ws-max-buffered, and the gateway keeps serving (issue 46 finding 2)', async () => {
+  const lines: string[] = [];
+  const bounded = await startGateway(readConfig(args(['--ws-max-buffered', '65536']), { EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET }), { logger: createLogger('warn', (l) => lines.push(l)) });
+  try {
+    const created = await fetch(`${pinned(bounded)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
+    const { listenKey } = await created.json() as { listenKey: string };
+    const c = await open(`${wsBase(bounded)}/@3.12.0/ws/${listenKey}?token=${TOKENS.bot}`);
+    await until(async () => (await up.userData()).active === 1);
+    const socket = (c.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause(); // a client that stopped reading: the kernel's buffers fill, then the gateway's
+    const big = { e: 'balanceUpdate', E: 1573200697110, a: 'BTC', d: 'x'.repeat(256 * 1024), T: 1573200697068 };
+    const slow = () => lines.some((l) => l.includes('too slow'));
+    for (let i = 0; i < 120 && !slow(); i++) {
+      await up.emit(big);
+      if (i % 20 === 19) await sleep(100); // let the gateway take what was sent
+    }
+    await until(async () => slow());
+    assert.ok(lines.some((l) => l.includes("a listen-key stream's client is too slow (more than 65536 bytes waiting), closed with 1008")), lines.join('\n'));
+    const ended = closed(c.ws);
+    socket.resume();
+    assert.is((await ended).code, 1008);
+    assert.is((await fetch(`${bounded.url}/api/v3/ping`, { headers: bearer(TOKENS.bot) })).status, 200);
+  } finally { await bounded.close(); }
+});
+
 test('the combined stream wraps the old event as the stream server did; another token\'s key is unknown', async () => {
   const created = await fetch(`${pinned(gw)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
   const { listenKey } = await created.json() as { listenKey: string };

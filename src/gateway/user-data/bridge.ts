@@ -30,6 +30,8 @@ export interface UserDataSettings {
   keys: number;
   /** How long the upstream subscription is kept after its last listener, ms. */
   lingerMs: number;
+  /** Bytes that may wait for a listen-key stream's client (--ws-max-buffered); past it the client is closed 1008. */
+  maxBufferedBytes: number;
 }
 
 /** The gateway's key for the websocket API (signing mode; the shape of websocket/frame-signing.ts WsSigning). */
@@ -78,7 +80,7 @@ export class UserDataBridge {
   /** The listen-key placeholder of the stream template ("listenKey"). */
   private readonly placeholder: string;
 
-  constructor(o: UserDataOptions, parts: { create: string; close: string; events: EventShapes; stream: string; expiresAfterMs: number }) {
+  constructor(private readonly o: UserDataOptions, parts: { create: string; close: string; events: EventShapes; stream: string; expiresAfterMs: number }) {
     const { signing } = o;
     const apiKey = signing.apiKey.reveal();
     this.placeholder = listenKeyOf(parts.stream) ?? 'listenKey';
@@ -123,8 +125,14 @@ export class UserDataBridge {
       if (!set) this.sinks.set(k, (set = new Set()));
       set.add(sink);
     }
+    const limit = this.o.settings.maxBufferedBytes;
     sink.release = this.upstream.hold((event) => {
       if (client.readyState !== client.OPEN) return;
+      // A client that stopped reading is closed like on every other websocket: nothing piles up for it.
+      if (client.bufferedAmount > limit) {
+        this.o.logger.warn(`user data: a listen-key stream's client is too slow (more than ${limit} bytes waiting), closed with 1008`);
+        return void client.close(1008, `client too slow: more than ${limit} bytes waiting`);
+      }
       const bare = fillTemplate(this.clientShape, { event });
       for (const k of sink.keys) client.send(JSON.stringify(combined ? { stream: k, data: bare } : bare));
     });
