@@ -168,6 +168,20 @@ test('a listen-key stream whose client stopped reading is closed 1008 at --ws-ma
   } finally { await bounded.close(); }
 });
 
+test('an upstream event over 1 MiB is dropped with one warning, never fanned out; the next small one arrives (issue 46 finding 15)', async () => {
+  const created = await fetch(`${pinned(gw)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
+  const { listenKey } = await created.json() as { listenKey: string };
+  const c = await open(`${wsBase(gw)}/@3.12.0/ws/${listenKey}?token=${TOKENS.bot}`);
+  await until(async () => (await up.userData()).active === 1);
+  const before = logs.length;
+  await up.emit({ e: 'balanceUpdate', E: 1573200697110, a: 'BTC', d: 'x'.repeat(2 * 1024 * 1024), T: 1573200697068 });
+  await up.emit(EVENTS[2]);
+  assert.equal(JSON.parse(String((await nextMessage(c.ws)).data)), EVENTS[2]); // the big one never came
+  assert.ok(logs.slice(before).some((l) => /an upstream frame of \d+ bytes \(over 1048576\) was dropped/.test(l)));
+  c.ws.close();
+  await closed(c.ws);
+});
+
 test('the combined stream wraps the old event as the stream server did; another token\'s key is unknown', async () => {
   const created = await fetch(`${pinned(gw)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
   const { listenKey } = await created.json() as { listenKey: string };

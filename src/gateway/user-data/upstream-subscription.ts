@@ -44,6 +44,11 @@ export interface SubscriptionOptions {
 
 export type EventListener = (event: Record<string, unknown>) => void;
 
+/** The largest upstream user-data frame passed on: account events are a few KiB. */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+/** Past this the upstream connection itself is cut (1009) and subscribed again: nothing that size is read whole. */
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
 export class UpstreamSubscription {
   private readonly listeners = new Set<EventListener>();
   private ws: WebSocket | undefined;
@@ -52,6 +57,8 @@ export class UpstreamSubscription {
   private retry: NodeJS.Timeout | undefined;
   private linger: NodeJS.Timeout | undefined;
   private nextId = 1;
+  /** Upstream frames dropped for their size (the first is warned of). */
+  oversized = 0;
   /** Upstream subscriptions held now (0 or 1) and calls made (for stats and tests). */
   active = 0;
   calls = 0;
@@ -97,7 +104,7 @@ export class UpstreamSubscription {
       this.o.logger.warn(`user data: not subscribing upstream yet: ${refusal}`);
       return this.retryLater();
     }
-    const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs });
+    const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs, maxPayload: MAX_FRAME_BYTES });
     this.ws = socket;
     const id = `gw-ud-${this.nextId++}`;
     socket.on('open', () => {
@@ -123,6 +130,11 @@ export class UpstreamSubscription {
   }
 
   private onFrame(ws: WebSocket, id: string, data: Buffer): void {
+    if (data.length > MAX_EVENT_BYTES) {
+      // An account event is a few KiB: one this large is dropped, never parsed and fanned out to every client.
+      if (this.oversized++ === 0) this.o.logger.warn(`user data: an upstream frame of ${data.length} bytes (over ${MAX_EVENT_BYTES}) was dropped; later ones are dropped without a warning`);
+      return;
+    }
     let frame: Record<string, unknown>;
     try {
       frame = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
