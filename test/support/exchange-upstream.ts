@@ -83,8 +83,19 @@ export interface UserDataSide {
   active(): number;
   /** Send an event to every active subscription (how many got it), or queue it for the next one made. */
   emit(event: unknown, queue?: boolean): { sent: number; queued?: number };
+  /** The next `times` subscribe frames: refused with `status`/`code` (and retryAfter `retryAfterMs` from now), or never answered (`silent`). */
+  refuse(r: SubscribeRefusal): void;
   reset(): void;
   close(): void;
+}
+
+/** POST /__user-data/refuse's body: how the next subscribe frames are answered. */
+export interface SubscribeRefusal {
+  times: number;
+  status?: number;
+  code?: number;
+  retryAfterMs?: number;
+  silent?: boolean;
 }
 
 /** Verify a websocket-API signature (params sorted, every one but signature, `name=value&…`). */
@@ -110,6 +121,7 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
   const subs = new Map<WebSocket, Set<number>>();
   /** Events queued for the next subscription made (POST /__user-data/event?queue=1). */
   const queued: unknown[] = [];
+  let refusing: SubscribeRefusal = { times: 0 };
   let nextId = 0;
   /** A new subscription on `ws`, answered; then the queued events, sent to it. */
   const subscribed = (ws: WebSocket, id: number, answer: () => void) => {
@@ -139,6 +151,12 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
         switch (method) {
           case 'userDataStream.subscribe.signature': {
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
+            if (refusing.times > 0) {
+              refusing.times--;
+              if (refusing.silent) return; // an answer that never comes
+              const retryAfter = Date.now() + (refusing.retryAfterMs ?? 0);
+              return answer(refusing.status ?? 429, { error: { code: refusing.code ?? -1003, msg: 'Too many requests; current limit of IP is exceeded.', data: { serverTime: Date.now(), retryAfter } } });
+            }
             const id = nextId++;
             return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
           }
@@ -177,7 +195,8 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
       for (const [ws, ids] of subs) for (const subscriptionId of ids) { ws.send(JSON.stringify({ subscriptionId, event })); n++; }
       return { sent: n };
     },
-    reset: () => { frames.length = 0; queued.length = 0; },
+    refuse(r) { refusing = { ...r }; },
+    reset: () => { frames.length = 0; queued.length = 0; refusing = { times: 0 }; },
     close: () => { for (const ws of wss.clients) ws.terminate(); },
   };
 }
@@ -219,6 +238,10 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
         return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
       }
       if (url === '/__user-data/event' || url.startsWith('/__user-data/event?')) return userDataEvent(res, userData, url, body);
+      if (url === '/__user-data/refuse') {
+        userData.refuse(JSON.parse(body || '{}') as SubscribeRefusal);
+        return res.end('{}');
+      }
       const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
       const v = verifySignature(keys, apiKey, url, body);
       const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
@@ -293,7 +316,8 @@ A local stand-in for the exchange on 127.0.0.1; prints "port <n>" when it listen
          (publicKey: the SPKI PEM of an RSA or Ed25519 key, newlines written \\n; default: no keys)
 It answers REST calls with what it received, {"ok":true,"method":…,"url":…,"verified":true|false|null},
 and serves the websocket API's user-data subscriptions on /ws-api/v3.
-Test hooks: GET /__records, POST /__reset, GET /__user-data, POST /__user-data/event[?queue=1] (body: the event).
+Test hooks: GET /__records, POST /__reset, GET /__user-data, POST /__user-data/event[?queue=1] (body: the event),
+POST /__user-data/refuse (body: {"times":n,"status":429,"code":-1003,"retryAfterMs":ms} or {"times":n,"silent":true}).
 UPSTREAM_FIXTURES=<dir>: canned answers, <dir>/<METHOD><path with / as _>.json. All of it: docs/stand-in.md.`;
 
 /** The keys argument, checked: every entry an HMAC secret or a public key node can read. */

@@ -6,6 +6,7 @@
 // `lingerMs` after the last release it unsubscribes and closes, so a client connecting and dropping
 // in a loop costs the upstream nothing more. Subscribing is tried at most once per `minIntervalMs`,
 // whatever clients do, and each call is charged to the exchange's limits first (when limits are on).
+import { Backoff } from './backoff.js';
 import { createRequire } from 'node:module';
 import type WebSocket from 'ws';
 import type { Logger } from '../../log.js';
@@ -44,6 +45,9 @@ export interface SubscriptionOptions {
 
 export type EventListener = (event: Record<string, unknown>) => void;
 
+/** The longest wait between two subscribe tries after a run of failures. */
+const MAX_RETRY_MS = 5 * 60 * 1000;
+
 /** The largest upstream user-data frame passed on: account events are a few KiB. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Past this the upstream connection itself is cut (1009) and subscribed again: nothing that size is read whole. */
@@ -57,13 +61,19 @@ export class UpstreamSubscription {
   private retry: NodeJS.Timeout | undefined;
   private linger: NodeJS.Timeout | undefined;
   private nextId = 1;
+  private readonly backoff: Backoff;
+  /** The upstream's own retryAfter (epoch ms) from its last refusal, honoured by the next try. */
+  private retryAfter = 0;
+  private answerTimer: NodeJS.Timeout | undefined;
   /** Upstream frames dropped for their size (the first is warned of). */
   oversized = 0;
   /** Upstream subscriptions held now (0 or 1) and calls made (for stats and tests). */
   active = 0;
   calls = 0;
 
-  constructor(private readonly o: SubscriptionOptions) {}
+  constructor(private readonly o: SubscriptionOptions) {
+    this.backoff = new Backoff(Math.max(o.minIntervalMs, 1000), MAX_RETRY_MS);
+  }
 
   /** Receive the account's events until the returned function is called. */
   hold(listener: EventListener): () => void {
@@ -102,7 +112,7 @@ export class UpstreamSubscription {
     const refusal = this.o.charge?.(this.o.subscribe, params);
     if (refusal) {
       this.o.logger.warn(`user data: not subscribing upstream yet: ${refusal}`);
-      return this.retryLater();
+      return this.retryLater(this.backoff.next());
     }
     const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs, maxPayload: MAX_FRAME_BYTES });
     this.ws = socket;
@@ -110,22 +120,29 @@ export class UpstreamSubscription {
     socket.on('open', () => {
       this.calls++;
       socket.send(JSON.stringify({ id, method: this.o.subscribe, params }));
+      // An answer that never comes is a failure like a refusal: closed, then tried again after the backoff.
+      this.answerTimer = setTimeout(() => {
+        this.o.logger.warn(`user data: no answer to ${this.o.subscribe} within ${this.o.timeoutMs} ms; trying again later`);
+        socket.terminate();
+      }, this.o.timeoutMs);
+      this.answerTimer.unref();
     });
     socket.on('message', (data) => this.onFrame(socket, id, data as Buffer));
     socket.on('ping', (d) => socket.pong(d));
     socket.on('error', (e) => this.o.logger.warn(`user data: upstream websocket ${(e as NodeJS.ErrnoException).code ?? e.name}`));
     socket.on('close', () => {
+      clearTimeout(this.answerTimer);
       if (this.ws !== socket) return;
       this.ws = undefined;
       this.active = 0;
       this.subscriptionId = undefined;
-      if (this.listeners.size) this.retryLater();
+      if (this.listeners.size) this.retryLater(this.backoff.next(this.retryAfter - Date.now()));
     });
   }
 
-  private retryLater(): void {
+  private retryLater(waitMs = Math.max(this.o.minIntervalMs, 1000)): void {
     if (this.retry) return;
-    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, Math.max(this.o.minIntervalMs, 1000));
+    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, waitMs);
     this.retry.unref();
   }
 
@@ -143,14 +160,20 @@ export class UpstreamSubscription {
     }
     if (!frame || typeof frame !== 'object') return;
     if (frame.id === id) {
+      clearTimeout(this.answerTimer);
       if (frame.status === 200) {
+        this.backoff.reset();
+        this.retryAfter = 0;
         this.active = 1;
         const field = this.o.idField;
         this.subscriptionId = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
         this.o.logger.info(`user data: subscribed upstream (${this.o.subscribe})`);
       } else {
-        const e = frame.error as { code?: unknown; msg?: unknown } | undefined;
-        this.o.logger.warn(`user data: ${this.o.subscribe} refused upstream: ${String(frame.status)} ${String(e?.code ?? '')} ${String(e?.msg ?? '').slice(0, 200)}`);
+        const e = frame.error as { code?: unknown; msg?: unknown; data?: { retryAfter?: unknown } } | undefined;
+        // 429 and 418 carry the time the exchange allows the next request (retryAfter, epoch ms): never sooner.
+        const after = Number(e?.data?.retryAfter);
+        if (Number.isFinite(after)) this.retryAfter = after;
+        this.o.logger.warn(`user data: ${this.o.subscribe} refused upstream: ${String(frame.status)} ${String(e?.code ?? '')} ${String(e?.msg ?? '').slice(0, 200)}${Number.isFinite(after) ? `; not before ${new Date(after).toISOString()}` : ''}`);
         ws.close();
       }
       return;
