@@ -1,7 +1,8 @@
 // GitHub's own client through the gateway: @octokit/rest 22 (today's) with baseUrl at a gateway
 // serving GitHub's releases in front of the GitHub stand-in. Its calls work and carry the client's
 // token upstream; a call the served release lacks is a RequestError with the gateway's message; its
-// paginate follows Link headers that stay on the gateway.
+// paginate follows Link headers that stay on the gateway. The stand-in speaks 2022-11-28, the version of
+// release 2025-12-09: the gateway is told so (--upstream-release), as the newest release is 2026-03-10.
 import { Octokit } from '@octokit/rest';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -21,7 +22,7 @@ let octokit: Octokit;
 test.before(async () => {
   github = await startGithubUpstream('2022-11-28');
   exchange = await startUpstream();
-  const args = ['--port', '0', '--release', 'all', '--upstream', `github=${github.url}`, '--upstream', `exchange=${exchange.url}`, ...quickStop([])];
+  const args = ['--port', '0', '--release', 'all', '--upstream', `github=${github.url}`, '--upstream-release', 'github=2025-12-09', '--upstream', `exchange=${exchange.url}`, ...quickStop([])];
   gw = await startGateway(readConfig(args, {}), { logger: createLogger('silent') });
   octokit = new Octokit({ baseUrl: gw.url, auth: 'ghp_client0wnToken0123456789abcdefABCDEF', request: { retries: 0 } });
 });

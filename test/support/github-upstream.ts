@@ -5,14 +5,15 @@
 // them, 202 for an installation's deletion, 200 with run details for a workflow dispatch, 451 for
 // a blocked repository creation), and records every request it gets.
 //   node dist/test/support/github-upstream.js [--speaks 2022-11-28|2026-03-10] [--port 9100]
-//   GET /__records: what it received; DELETE /__records: forget it.
+//   GET /__records: what it received (and answered); DELETE /__records: forget it.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export type GithubVersion = '2022-11-28' | '2026-03-10';
 
-export interface GithubRecord { method: string; url: string; headers: IncomingHttpHeaders; body: string }
+/** A request it received, and the status and body bytes it answered. */
+export interface GithubRecord { method: string; url: string; headers: IncomingHttpHeaders; body: string; status?: number; answer?: string }
 
 export interface GithubUpstream {
   url: string;
@@ -37,9 +38,11 @@ export async function startGithubUpstream(speaks: GithubVersion = '2022-11-28', 
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end(req.method === 'DELETE' ? '{}' : JSON.stringify(records));
       }
-      records.push({ method: req.method!, url, headers: req.headers, body });
+      const record: GithubRecord = { method: req.method!, url, headers: req.headers, body };
+      records.push(record);
       const a = answer(speaks, req.method!, url, req.headers, body, `http://${req.headers.host}`);
       const text = a.body === undefined ? '' : JSON.stringify(a.body);
+      Object.assign(record, { status: a.status, answer: text });
       res.writeHead(a.status, { ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), 'x-github-api-version-selected': speaks, ...a.headers });
       res.end(text);
     });

@@ -15,7 +15,7 @@ export interface PlanDecisions {
   refuseChanged: string | null;
   /** values null: refused whatever the value. */
   guards: { parameter: string; values: ReadonlySet<string> | null; message: string }[];
-  /** Answer steps, or null when the answer comes back as it is. */
+  /** Answer steps, or null when the answer comes back as it is (`lost` steps only declare: they do nothing to it). */
   answer: readonly AnswerStep[] | null;
 }
 
@@ -60,7 +60,7 @@ export function decide(plan: Plan, holdsKey: boolean, words: PlanWords): PlanDec
       parameter: g.parameter, values: g.values === null ? null : new Set(g.values),
       message: `the upstream (which speaks ${plan.upstreamRelease}) no longer takes this value since ${g.release}: ${g.reason}${useInstead(g.replacement)}`,
     })),
-    answer: plan.answer.length ? plan.answer : null,
+    answer: plan.answer.some((s) => s.kind !== 'lost') ? plan.answer : null,
   };
 }
 
