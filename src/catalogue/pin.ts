@@ -1,6 +1,6 @@
 // Pin every service of a catalogue to its release (the newest unless told otherwise).
 import { UsageError } from '../usage-error.js';
-import type { Catalogue } from './model.js';
+import type { Catalogue, Service } from './model.js';
 import { resolveService, type ReleaseView } from './resolve.js';
 
 /** A release for every versioned service (`all`), or per service id. */
@@ -74,7 +74,7 @@ export function pinReleases(catalogue: Catalogue, spec: ReleaseSpec): PinnedRele
         throw new UsageError(`unknown release "${id}" for service ${s.id}; valid releases: ${s.releases.map((r) => r.id).join(', ')}`);
       }
     }
-    const ids = asked?.includes('all') ? s.releases.map((r) => r.id) : asked?.length ? asked : [s.releases.at(-1)!.id];
+    const ids = asked?.includes('all') ? s.releases.map((r) => r.id) : asked?.length ? asked : defaultReleases(s);
     return [s.id, s.releases.filter((r) => ids.includes(r.id)).map((r) => r.id)] as const;
   }));
   const ids: string[] = [];
@@ -98,4 +98,15 @@ export function pinReleases(catalogue: Catalogue, spec: ReleaseSpec): PinnedRele
     def = found;
   }
   return { served, default: def };
+}
+
+/**
+ * What a service serves when --release names none of its releases: its newest, and every release its
+ * own version header can ask for (a value's release, the release of a request without the header),
+ * so a client that sends no header, or an older value, is served as it expects (and carried up).
+ */
+function defaultReleases(s: Service): string[] {
+  const v = s.versionHeader;
+  const named = new Set([...(v ? Object.values(v.values) : []), ...(v?.absent ? [v.absent] : []), s.releases.at(-1)!.id].map(String));
+  return s.releases.filter((r) => named.has(r.id)).map((r) => r.id);
 }

@@ -17,7 +17,9 @@ let exchange: Upstream;
 let gw: RunningGateway;
 
 async function gateway(extra: string[] = []): Promise<RunningGateway> {
-  const args = ['--port', '0', '--release', 'all', '--upstream', `github=${github.url}`, '--upstream', `exchange=${exchange.url}`, ...quickStop(extra), ...extra];
+  // The stand-in speaks 2022-11-28, GitHub's releases up to 2025-12-09 (2026-03-10 has tests of its own).
+  const upstreamRelease = extra.includes('--upstream-release') ? [] : ['--upstream-release', 'github=2025-12-09'];
+  const args = ['--port', '0', '--release', 'all', '--upstream', `github=${github.url}`, '--upstream', `exchange=${exchange.url}`, ...upstreamRelease, ...quickStop(extra), ...extra];
   return startGateway(readConfig(args, {}), { logger: createLogger('silent') });
 }
 

@@ -90,7 +90,7 @@ test('no choice → the default (newest); an unserved release → 400 naming the
   }
   assert.is((await upstream.records()).length, 1, 'only the default-release ping was forwarded');
   const health = await (await fetch(`${both.url}/_gateway/health`)).json() as { releases: string[]; defaultRelease: string; catalogue: { hash: string } };
-  assert.equal(health.releases, ['3.5.1', '3.12.0', '2026-03-10']); // each service's own line: github's newest too
+  assert.equal(health.releases, ['3.5.1', '3.12.0', '2025-12-09', '2026-03-10']); // each service's own line: github's newest, and the release its version header names
   assert.is(health.defaultRelease, '3.12.0');
   assert.match(health.catalogue.hash, /^[0-9a-f]{16}$/);
   const cat = await (await fetch(`${both.url}/_gateway/catalogue?release=3.5.1`)).json() as { release: { id: string } | null }[];
