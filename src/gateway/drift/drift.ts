@@ -106,7 +106,7 @@ export class Drift {
   private readonly since: number;
   private readonly maxEntries: number;
   private source?: () => Promise<DriftReport>;
-  /** The stream paths of the catalogue's services (/ws, /stream): what follows them is a key position. */
+  /** The services' stream paths (/ws, /stream): what follows them is a key position (key-shape.ts). */
   private keyPaths: readonly string[] = [];
 
   constructor(private readonly logger: Pick<Logger, 'warn'>, o: DriftOptions = {}) {
@@ -117,15 +117,10 @@ export class Drift {
     this.since = this.now();
   }
 
-  /** The paths under which a REST path holds keys (the services' stream paths); set with each program. */
-  keyPositions(paths: readonly string[]): void {
-    this.keyPaths = paths;
-  }
+  /** Set with each program: the services' stream paths. */
+  keyPositions(paths: readonly string[]): void { this.keyPaths = paths; }
 
-  /**
-   * A request for an operation the catalogue has no life of: `name` is the path (no query), the method
-   * or the stream name; kept with anything in a key position as <…> (key-shape.ts).
-   */
+  /** A request for an operation the catalogue has no life of: `name` is the path (no query), the method or the stream name; key positions kept as <…>. */
   unknownOperation(surface: Surface, method: string, name: string, service: string | undefined): void {
     const operation = surface === 'rest' ? `${clip(method)} ${clip(restShape(name, this.keyPaths))}`
       : `${surface} ${clip(surface === 'stream' ? streamShape(name) : methodShape(name))}`;
