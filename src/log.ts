@@ -12,6 +12,7 @@ import { fstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Logger as Pino } from 'pino';
 import { bufferedLines, type LineSink } from './log-buffer.js';
+import { printable } from './printable.js';
 
 const require = createRequire(import.meta.url);
 
@@ -136,7 +137,11 @@ export function heldLogger(target: Logger): Logger & { release(): void } {
   };
 }
 
-/** `HH:MM:SS.mmm level msg key=value…`: pino's JSON line re-read, for a terminal. */
+/**
+ * `HH:MM:SS.mmm level msg key=value…`: pino's JSON line re-read, for a terminal; the message and the
+ * values with their control characters escaped (a name a client sent may hold a newline or a
+ * terminal escape: one line stays one line).
+ */
 export function prettyLine(json: string): string {
   let o: Record<string, unknown>;
   try {
@@ -145,6 +150,6 @@ export function prettyLine(json: string): string {
     return json;
   }
   const { time, level, msg, pid: _pid, ...rest } = o;
-  const fields = Object.entries(rest).map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join('');
-  return `${String(time ?? '').slice(11, 23)} ${String(level).padEnd(5)} ${String(msg ?? '')}${fields}\n`;
+  const fields = Object.entries(rest).map(([k, v]) => ` ${printable(k)}=${typeof v === 'string' ? printable(v) : JSON.stringify(v)}`).join('');
+  return `${printable(String(time ?? '').slice(11, 23))} ${printable(String(level)).padEnd(5)} ${printable(String(msg ?? ''))}${fields}\n`;
 }

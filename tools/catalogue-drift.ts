@@ -4,9 +4,15 @@
 // called that the catalogue does not have (most called first: candidates to import) and the
 // upstream's answers that contradict it (an operation or parameter it holds alive that the upstream
 // says does not exist: check its removed:).
+// What it prints comes from a gateway's table (names clients sent) or a file: each text line has its
+// control characters escaped (src/printable.ts), so a name holding a newline or a terminal escape
+// cannot forge a line; a report whose entries are not of the route's shape is refused (exit 2).
 import { readFileSync } from 'node:fs';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import type { DriftReport } from '../src/gateway/drift/drift.js';
+import { printable } from '../src/printable.js';
+import { InputError } from '../src/input-error.js';
+import { utf8Text } from '../src/utf8-text.js';
 
 const ROUTE = '/_gateway/drift';
 
@@ -25,8 +31,8 @@ export interface DriftAction {
 class SourceError extends Error {}
 
 function refused(e: unknown): number {
-  if (!(e instanceof SourceError)) throw e;
-  console.error(`error: ${e.message}`);
+  if (!(e instanceof SourceError) && !(e instanceof InputError)) throw e;
+  console.error(`error: ${printable((e as Error).message)}`);
   return 2;
 }
 
@@ -44,12 +50,18 @@ export function driftCommand(argv: string[]): number | Promise<number> {
   }
 }
 
+/** A saved answer is at most this large (the route's answer stays under 50 KiB with full tables). */
+const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+
 function readText(file: string): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw new SourceError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  if (bytes.length > MAX_REPORT_BYTES) throw new SourceError(`${file} is ${bytes.length} bytes, more than a GET ${ROUTE} answer can be (${MAX_REPORT_BYTES})`);
+  return utf8Text(file, bytes);
 }
 
 /** GET /_gateway/drift of the gateway at `url` (or `url` itself when it names the route). */
@@ -63,7 +75,7 @@ async function fetchReport(url: string): Promise<DriftReport> {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     throw new SourceError(`cannot reach ${u.origin}${u.pathname}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
   }
-  const text = await res.text();
+  const text = utf8Text(`${u.origin}${u.pathname}`, new Uint8Array(await res.arrayBuffer()));
   // The admin plane answers only the host names it is known by (--allowed-host) and no cross-site page.
   if (!res.ok) throw new SourceError(`${u.origin}${u.pathname} answered ${res.status}: ${text.slice(0, 300)}`);
   return parseReport(text, `${u.origin}${u.pathname}`);
@@ -79,7 +91,32 @@ export function parseReport(text: string, from: string): DriftReport {
   if (!Array.isArray(v?.unknownOperations?.entries) || !Array.isArray(v?.contradictions?.entries)) {
     throw new SourceError(`${from} is not a GET ${ROUTE} answer (it has no unknownOperations.entries and contradictions.entries)`);
   }
+  const bad = shapeProblem(v as DriftReport);
+  if (bad) throw new SourceError(`${from} is not a GET ${ROUTE} answer: ${bad}`);
   return v as DriftReport;
+}
+
+/** What in a report is not of the route's shape (what print() reads), or null. */
+function shapeProblem(r: DriftReport): string | null {
+  const str = (x: unknown) => typeof x === 'string';
+  const strOrNull = (x: unknown) => x === null || x === undefined || typeof x === 'string';
+  const count = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+  if (!str(r.since)) return 'since is not a string';
+  for (const t of ['unknownOperations', 'contradictions'] as const) if (r[t].overflow !== undefined && !count(r[t].overflow)) return `${t}.overflow is not a count`;
+  for (const [i, e] of r.unknownOperations.entries.entries()) {
+    const at = `unknownOperations.entries[${i}]`;
+    if (e === null || typeof e !== 'object') return `${at} is not an object`;
+    if (!str(e.surface) || !str(e.operation) || !strOrNull(e.service) || !count(e.count) || !str(e.firstSeen) || !str(e.lastSeen)) return `${at} lacks surface, operation, count, firstSeen or lastSeen of the right type`;
+  }
+  for (const [i, e] of r.contradictions.entries.entries()) {
+    const at = `contradictions.entries[${i}]`;
+    if (e === null || typeof e !== 'object') return `${at} is not an object`;
+    if (!str(e.service) || !strOrNull(e.release) || !str(e.operation) || !str(e.says) || !count(e.status) || !(e.code === null || Number.isSafeInteger(e.code))
+      || !Array.isArray(e.parameters) || !e.parameters.every(str) || !count(e.count) || !str(e.firstSeen) || !str(e.lastSeen)) {
+      return `${at} lacks service, operation, says, status, code, parameters, count, firstSeen or lastSeen of the right type`;
+    }
+  }
+  return null;
 }
 
 /** The to-do list: unknown operations most called first, then the contradictions most seen first. */
@@ -107,12 +144,13 @@ function print(report: DriftReport, format: 'text' | 'json'): number {
     console.log(JSON.stringify({ since: report.since, actions, notListed }, null, 2));
     return 0;
   }
+  const say = (line: string) => console.log(printable(line));
   const times = (a: DriftAction) => `${a.count} ${a.action === 'add' ? 'call' : 'answer'}${a.count === 1 ? '' : 's'}, first ${a.firstSeen}, last ${a.lastSeen}`;
-  for (const a of actions) console.log(a.action === 'add' ? `add to the catalogue: ${a.what} (${times(a)})` : `${a.what} (${times(a)})`);
+  for (const a of actions) say(a.action === 'add' ? `add to the catalogue: ${a.what} (${times(a)})` : `${a.what} (${times(a)})`);
   const adds = actions.filter((a) => a.action === 'add').length;
-  console.log(`${adds} unknown operation(s), ${actions.length - adds} upstream contradiction(s) since ${report.since}`);
+  say(`${adds} unknown operation(s), ${actions.length - adds} upstream contradiction(s) since ${report.since}`);
   if (notListed.unknownOperations || notListed.contradictions) {
-    console.log(`not listed (the gateway's table of ${report.bounds?.entries ?? '?'} entries was full): ${notListed.unknownOperations} call(s) to other unknown operations, ${notListed.contradictions} other contradicting answer(s)`);
+    say(`not listed (the gateway's table of ${report.bounds?.entries ?? '?'} entries was full): ${notListed.unknownOperations} call(s) to other unknown operations, ${notListed.contradictions} other contradicting answer(s)`);
   }
   return 0;
 }

@@ -16,7 +16,8 @@ import { resolveService, UnknownReleaseError } from '../src/catalogue/resolve.js
 import { command } from '../src/cli/run-tool.js';
 import { flag, oneOf, parseArgs, UsageError } from '../src/args.js';
 import { importOpenApi } from './catalogue-import/import-openapi.js';
-import { IMPORT_USAGE, importCommand as importReleaseCommand } from './catalogue-import/release-report.js';
+import { IMPORT_USAGE, importCommand as importReleaseCommand, sourceLimits } from './catalogue-import/release-report.js';
+import { printable } from '../src/printable.js';
 import { toOpenApi } from '../src/catalogue/to-openapi.js';
 import { toAsyncApi } from '../src/catalogue/to-asyncapi.js';
 import { pinViews } from '../src/catalogue/pin.js';
@@ -29,7 +30,7 @@ const USAGE = `usage: npm run catalogue -- <command> [options]
   lint [--catalogue <dir>] [--quiet]
   openapi [--release <id>] [--service <id>] [--catalogue <dir>]
   asyncapi [--release <id>] [--service <id>] [--catalogue <dir>]
-  import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run]
+  import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run] [--max-source-mib <n>] [--max-operations <n>]
   ${IMPORT_USAGE}
       a release of the upstream (OpenAPI 3 or a method table) against the release before: added,
       removed, deprecated stamps and changes.yaml proposals; see docs/release-import.md
@@ -77,15 +78,17 @@ function plan(argv: string[]): number {
 }
 
 function importCommand(argv: string[]): number {
-  const args = parseArgs(argv, ['module'], ['dry-run']);
+  const args = parseArgs(argv, ['module', 'max-source-mib', 'max-operations'], ['dry-run']);
   const [spec, serviceDir] = args.positionals;
   if (!spec || !serviceDir) throw new UsageError('import-openapi needs <spec> and <service-dir>');
   const dryRun = flag(args, 'dry-run') === 'true';
-  const r = importOpenApi(spec, serviceDir, { module: flag(args, 'module'), dryRun });
-  if (r.createdService) console.log(`${dryRun ? 'would write' : 'wrote'} ${serviceDir}/service.yaml`);
-  for (const k of r.added) console.log(`${dryRun ? 'would add' : 'added'} ${k}`);
-  for (const w of r.warnings) console.log(`note ${w}`);
-  for (const s of r.skipped.filter((x) => !x.endsWith('already in the catalogue'))) console.log(`skipped ${s}`);
+  const r = importOpenApi(spec, serviceDir, { module: flag(args, 'module'), dryRun, limits: sourceLimits(args) });
+  // Control characters escaped (src/printable.ts): what the description names must not forge a line.
+  const say = (line: string) => console.log(printable(line));
+  if (r.createdService) say(`${dryRun ? 'would write' : 'wrote'} ${serviceDir}/service.yaml`);
+  for (const k of r.added) say(`${dryRun ? 'would add' : 'added'} ${k}`);
+  for (const w of r.warnings) say(`note ${w}`);
+  for (const s of r.skipped.filter((x) => !x.endsWith('already in the catalogue'))) say(`skipped ${s}`);
   console.log(`${r.added.length} endpoint(s) ${dryRun ? 'to add' : 'added'}, ${r.skipped.length} already present or left out; run 'lint' next`);
   return 0;
 }

@@ -23,8 +23,29 @@ export interface ParsedYaml {
 // Loaded on first use: a start-up served from the JSON cache never pays for the YAML library.
 const require = createRequire(import.meta.url);
 
-/** Bump when what is kept per file changes. */
-const FORMAT = 'yaml-parse-1';
+/**
+ * What the loader parses, and what every tool reading a YAML or JSON input parses with (the release
+ * import's sources): at most 1000 alias expansions (yaml's count, against alias bombs: a 688-byte
+ * file expanding to gigabytes) and values nested at most 64 deep (the catalogue's files reach 12,
+ * GitHub's and the exchange's OpenAPI descriptions 19; far deeper nesting overflows the stack of
+ * yaml's parser and of every walk after it).
+ */
+export const YAML_LIMITS = { maxAliasCount: 1000, maxDepth: 64 } as const;
+
+/** Why `data` is nested deeper than YAML_LIMITS.maxDepth, or null (walked without recursion). */
+export function depthProblem(data: unknown, maxDepth: number = YAML_LIMITS.maxDepth): string | null {
+  const stack: [unknown, number][] = [[data, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > maxDepth) return `values nested more than ${maxDepth} deep (the limit of every YAML and JSON input the tools read)`;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return null;
+}
+
+/** Bump when what is kept per file changes (2: files nested deeper than YAML_LIMITS are refused). */
+const FORMAT = 'yaml-parse-2';
 /** Kept parses beyond this many: the least recently written half goes. */
 const KEEP = 2000;
 const SEP = '\u0001';
@@ -58,17 +79,23 @@ export function parseYamlFile(file: string, text: string, problems: Problem[], c
   // The line of every value, by path: what doc.getIn(path, true) finds, collected in one walk.
   // Paths are keys joined by SEP; the root is ''.
   const lines: Record<string, number> = Object.create(null);
-  const walk = (node: Node | null | undefined, path: string): void => {
-    if (!node) return;
+  let tooDeep: number | null = null;
+  const walk = (node: Node | null | undefined, path: string, depth: number): void => {
+    if (!node || tooDeep !== null) return;
     if (node.range) lines[path] = counter.linePos(node.range[0]).line;
     const child = (k: string | number) => (path === '' ? String(k) : `${path}${SEP}${k}`);
-    if (isMap(node)) for (const pair of node.items) walk(pair.value as Node | null, child(String(isScalar(pair.key) ? pair.key.value : pair.key)));
-    else if (isSeq(node)) node.items.forEach((item, i) => walk(item as Node | null, child(i)));
+    if ((isMap(node) || isSeq(node)) && depth > YAML_LIMITS.maxDepth) tooDeep = lines[path] ?? 1;
+    else if (isMap(node)) for (const pair of node.items) walk(pair.value as Node | null, child(String(isScalar(pair.key) ? pair.key.value : pair.key)), depth + 1);
+    else if (isSeq(node)) node.items.forEach((item, i) => walk(item as Node | null, child(i), depth + 1));
   };
-  walk(doc.contents as Node | null, '');
+  walk(doc.contents as Node | null, '', 1);
+  if (tooDeep !== null) {
+    problems.push({ file, line: tooDeep, message: `invalid YAML: values nested more than ${YAML_LIMITS.maxDepth} deep` });
+    return null;
+  }
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 1000 });
+    data = doc.toJS({ maxAliasCount: YAML_LIMITS.maxAliasCount });
   } catch (e) {
     // An alias bomb (yaml's limit: "Excessive alias count…"): the file's problem, not a crash of lint.
     problems.push({ file, line: 1, message: `invalid YAML: ${(e as Error).message}` });
@@ -93,9 +120,11 @@ function fromKept(file: string, kept: Kept): ParsedYaml {
 
 /**
  * The data of a YAML text without positions (an input the catalogue tools read, such as a 1 MB
- * OpenAPI document, ~0.7 s to parse), kept by the hash of the text and the parse options.
+ * OpenAPI document, ~0.7 s to parse), kept by the hash of the text and the parse options. Parsed
+ * with the loader's YAML_LIMITS unless `options` says otherwise (the tests' own readings of vendored
+ * files); a text beyond them throws (yaml's ReferenceError for aliases, a RangeError for depth).
  */
-export function parseYamlData(text: string, cacheDir: string | false, options: { maxAliasCount?: number } = {}): unknown {
+export function parseYamlData(text: string, cacheDir: string | false, options: { maxAliasCount?: number } = { maxAliasCount: YAML_LIMITS.maxAliasCount }): unknown {
   const keptFile = cacheDir === false ? null : join(cacheDir, 'yaml', `${key(`data only ${JSON.stringify(options)}\0${text}`)}.json`);
   if (keptFile) {
     try {
@@ -108,6 +137,8 @@ export function parseYamlData(text: string, cacheDir: string | false, options: {
   }
   const { parse } = require('yaml') as typeof import('yaml');
   const data: unknown = parse(text, options);
+  const deep = depthProblem(data);
+  if (deep) throw new RangeError(deep);
   if (keptFile) keep(keptFile, { data, lines: {} });
   return data;
 }

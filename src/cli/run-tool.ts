@@ -1,10 +1,13 @@
-// Shared ending of the command-line tools: run main, turn usage and catalogue errors into
-// one clear message and an exit status, let anything else surface as the bug it is.
+// Shared ending of the command-line tools: run main, turn usage, input and catalogue errors into
+// one clear message and an exit status (a usage or input error in one line, its control characters
+// escaped: it may quote a hostile file), let anything else surface as the bug it is.
 // A tool module exports its command and runs it only when node was started on that module, so the
 // tests can also run it in their own process (test/support/tools.ts), without a node start each.
 import { CatalogueError, CatalogueReadError } from '../catalogue/problems.js';
 import { UnknownReleaseError } from '../catalogue/resolve.js';
 import { UsageError } from '../args.js';
+import { InputError } from '../input-error.js';
+import { printable } from '../printable.js';
 import { startedOn } from './entry.js';
 
 export interface Tool {
@@ -31,10 +34,14 @@ export function runTool(tool: Tool, argv: string[]): number | Promise<number> {
   }
 }
 
-/** The exit status of a tool that threw `e`: usage and catalogue errors said on stderr, anything else rethrown. */
+/** The exit status of a tool that threw `e`: usage, input and catalogue errors said on stderr, anything else rethrown. */
 function ended(tool: Tool, e: unknown): number {
+  if (e instanceof InputError) {
+    console.error(`error: ${printable(e.message)}`);
+    return 2;
+  }
   if (e instanceof UsageError || e instanceof UnknownReleaseError) {
-    console.error(`error: ${e.message}`);
+    console.error(`error: ${printable(e.message)}`);
     if (tool.usage && e instanceof UsageError) console.error(tool.usage);
     return 2;
   }

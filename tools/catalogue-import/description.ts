@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { entryOf, serviceDefaults } from './entry.js';
 import { serverPath, serviceFromOpenApi } from './import-openapi.js';
 import { readOpenApi, slug, type OpenApiDocument } from './openapi.js';
+import { SOURCE_LIMITS, type SourceLimits } from './source-file.js';
 
 export type SecurityScheme = 'NONE' | 'API_KEY' | 'SIGNED';
 
@@ -79,8 +80,8 @@ export function inTags(tag: string | undefined, tags: readonly string[] | undefi
 }
 
 /** An OpenAPI 3 document (YAML or JSON; $refs and path-level parameters resolved). */
-export function openApiDescription(file: string, service: Record<string, any> | null, select: Selection = {}): Description {
-  const spec = readOpenApi(file);
+export function openApiDescription(file: string, service: Record<string, any> | null, select: Selection = {}, limits: SourceLimits = SOURCE_LIMITS): Description {
+  const spec = readOpenApi(file, limits);
   const name = basename(file);
   const label = `openapi ${name}${spec.version ? ` (version ${spec.version})` : ''}`;
   // A new service takes its defaults from the document, as import-openapi writes its service.yaml.

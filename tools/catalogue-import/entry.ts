@@ -5,6 +5,7 @@
 // lifecycle; the named schemas their `#/$defs/<Name>` refs need go to service.yaml `schemas:`. A
 // JSON body that is not an object with properties stays the entry's `body:` schema.
 import { parseTemplate } from '../../src/catalogue/path-template.js';
+import { checkNames } from './names.js';
 import { bodyJsonSchema, catalogueSchema, operationSecurity, schemaParts, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter } from './openapi.js';
 
 export interface ServiceDefaults {
@@ -30,11 +31,15 @@ export interface EntrySink {
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/;
 
-/** The catalogue entry of one operation, or a reason to skip it. */
+/**
+ * The catalogue entry of one operation, or a reason to skip it; refused (InputError) when its path or
+ * a parameter name is one the catalogue cannot hold (names.ts).
+ */
 export function entryOf(
   op: OpenApiOperation, spec: OpenApiDocument, specName: string, defaults: ServiceDefaults, prefix: string, sink: EntrySink,
 ): Record<string, unknown> | string {
   const { notes } = sink;
+  checkNames(specName, op.method, prefix + op.path, []);
   const template = parseTemplate(prefix + op.path);
   if (typeof template === 'string') return template;
   let security = operationSecurity(op, spec.securitySchemes);
@@ -83,6 +88,7 @@ export function entryOf(
       for (const [name, schema] of Object.entries(form.properties ?? {})) add(name, 'query', form.required?.includes(name), schema?.description, catalogueSchema(schema));
     } else notes.push(`request body of type ${rb.contentType || '(none)'} not imported: describe it under body: or parameters:`);
   }
+  checkNames(specName, op.method, prefix + op.path, parameters.map((p) => p.name));
   const entry: Record<string, unknown> = { method: op.method, path: prefix + op.path };
   if (op.summary) entry.summary = op.summary.trim();
   entry.source = `openapi ${specName}`;

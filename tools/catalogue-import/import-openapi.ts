@@ -21,16 +21,21 @@
 // one release at a time.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { Document, isSeq, parse, parseDocument, YAMLSeq } from 'yaml';
-import { startedOn } from '../../src/cli/entry.js';
+import { Document, isSeq, parseDocument, YAMLSeq } from 'yaml';
+import { command } from '../../src/cli/run-tool.js';
+import { parseYamlData } from '../../src/catalogue/yaml-file.js';
+import { printable } from '../../src/printable.js';
 import { entryOf, serviceDefaults } from './entry.js';
 import { catalogueSchema, readOpenApi, slug, type OpenApiDocument } from './openapi.js';
+import { readingInput, SOURCE_LIMITS, type SourceLimits } from './source-file.js';
 
 export interface ImportOptions {
   /** Put every new endpoint in endpoints/<module>.yaml instead of one file per OpenAPI tag. */
   module?: string;
   /** Report what would be added without writing anything. */
   dryRun?: boolean;
+  /** Bounds on the description file (source-file.ts; default SOURCE_LIMITS). */
+  limits?: SourceLimits;
 }
 
 export interface ImportResult {
@@ -50,7 +55,7 @@ export function existingEndpointKeys(serviceDir: string): Set<string> {
   const keys = new Set<string>();
   if (!existsSync(dir)) return keys;
   for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
-    const data = parse(readFileSync(join(dir, name), 'utf8')) as { endpoints?: { method?: string; path?: string }[] } | null;
+    const data = parseYamlData(readFileSync(join(dir, name), 'utf8'), false) as { endpoints?: { method?: string; path?: string }[] } | null;
     for (const e of data?.endpoints ?? []) if (e?.method && e?.path) keys.add(`${e.method} ${e.path}`);
   }
   return keys;
@@ -85,13 +90,13 @@ export function serviceFromOpenApi(spec: OpenApiDocument, id: string, specName: 
  * Existing entries are never overwritten or reordered.
  */
 export function importOpenApi(specFile: string, serviceDir: string, opts: ImportOptions = {}): ImportResult {
-  const spec = readOpenApi(specFile);
+  const spec = readingInput(specFile, 'an OpenAPI 3 description', () => readOpenApi(specFile, opts.limits ?? SOURCE_LIMITS));
   const specName = basename(specFile);
   const serviceFile = join(serviceDir, 'service.yaml');
   const createdService = !existsSync(serviceFile);
   const service = createdService
     ? serviceFromOpenApi(spec, basename(resolve(serviceDir)), specName)
-    : ((parse(readFileSync(serviceFile, 'utf8')) ?? {}) as Record<string, any>);
+    : ((parseYamlData(readFileSync(serviceFile, 'utf8'), false) ?? {}) as Record<string, any>);
   const defaults = serviceDefaults(service);
   const existing = existingEndpointKeys(serviceDir);
   const added: string[] = [];
@@ -108,7 +113,7 @@ export function importOpenApi(specFile: string, serviceDir: string, opts: Import
       continue;
     }
     const notes: string[] = [];
-    const entry = entryOf(op, spec, specName, defaults, prefix, { notes, schemas });
+    const entry = readingInput(specFile, 'an OpenAPI 3 description', () => entryOf(op, spec, specName, defaults, prefix, { notes, schemas }));
     warnings.push(...notes.map((n) => `${key}: ${n}`));
     if (typeof entry === 'string') {
       skipped.push(`${key}: ${entry}`);
@@ -176,20 +181,22 @@ function main(argv: string[]): number {
   const dryRun = argv.includes('--dry-run');
   const unknown = argv.filter((a) => a.startsWith('--') && !['--module', '--dry-run'].includes(a));
   if (positionals.length !== 2 || unknown.length || (moduleAt >= 0 && !argv[moduleAt + 1])) {
-    console.error('usage: node dist/tools/catalogue-import/import-openapi.js <spec.yaml|json> <serviceDir> [--module <name>] [--dry-run]');
+    console.error(USAGE);
     return 2;
   }
   const [spec, serviceDir] = positionals.map((p) => resolve(p));
   const result = importOpenApi(spec, serviceDir, { module: moduleAt >= 0 ? argv[moduleAt + 1] : undefined, dryRun });
-  if (result.createdService) console.log(`${dryRun ? 'would write' : 'wrote'} ${join(serviceDir, 'service.yaml')}`);
-  for (const k of result.added) console.log(`${dryRun ? 'would add' : 'added'} ${k}`);
-  for (const w of result.warnings) console.log(`note ${w}`);
+  // Control characters escaped (src/printable.ts): what the description names must not forge a line.
+  if (result.createdService) console.log(printable(`${dryRun ? 'would write' : 'wrote'} ${join(serviceDir, 'service.yaml')}`));
+  for (const k of result.added) console.log(printable(`${dryRun ? 'would add' : 'added'} ${k}`));
+  for (const w of result.warnings) console.log(printable(`note ${w}`));
   const notInCatalogue = result.skipped.filter((s) => !s.endsWith('already in the catalogue'));
-  for (const s of notInCatalogue) console.log(`skipped ${s}`);
+  for (const s of notInCatalogue) console.log(printable(`skipped ${s}`));
   console.log(`${result.added.length} endpoint(s) ${dryRun ? 'to add' : 'added'}, ${result.skipped.length - notInCatalogue.length} already in the catalogue, ${notInCatalogue.length} skipped`);
   return 0;
 }
 
-if (startedOn(import.meta.url)) {
-  process.exitCode = main(process.argv.slice(2));
-}
+const USAGE = 'usage: node dist/tools/catalogue-import/import-openapi.js <spec.yaml|json> <serviceDir> [--module <name>] [--dry-run]';
+
+/** Run when node was started on this file; a refused description is one line and exit 2 (run-tool.ts). */
+export const tool = command(import.meta.url, { main, usage: USAGE });

@@ -9,11 +9,13 @@
 // that client sends: binance-sdk-* turns every payload key into camelCase before it encodes and signs
 // the query (binance/binance-connector-python common/src/binance_common/utils.py encoded_string and
 // snake_to_camel, at 29da3291), so `recv_window` goes out as `recvWindow`.
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { InputError } from '../../src/input-error.js';
 import { inPaths, type DescOperation, type DescParameter, type Description } from './description.js';
 import { serviceDefaults } from './entry.js';
+import { checkNames } from './names.js';
 import { slug } from './openapi.js';
+import { checkOperationCount, parseSource, readSourceText, SOURCE_LIMITS, type SourceLimits } from './source-file.js';
 
 interface Row {
   client?: string;
@@ -34,9 +36,21 @@ export function isMethodTable(data: unknown): boolean {
   return !!data && typeof data === 'object' && Array.isArray((data as { methods?: unknown }).methods);
 }
 
-export function methodTableDescription(file: string, service: Record<string, any> | null, paths?: readonly string[]): Description {
-  const data = JSON.parse(readFileSync(file, 'utf8')) as { methods?: Row[] };
-  if (!isMethodTable(data)) throw new Error(`${file}: not a method table (no "methods" list)`);
+/** The HTTP methods a row may name. */
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
+
+/**
+ * A method table read within `limits` (source-file.ts); a row of another shape, an unknown method,
+ * a path or parameter name the catalogue cannot hold (names.ts) is refused (InputError).
+ */
+export function methodTableDescription(file: string, service: Record<string, any> | null, paths?: readonly string[], limits: SourceLimits = SOURCE_LIMITS): Description {
+  const data = parseSource(file, readSourceText(file, limits), false) as { methods?: Row[] };
+  if (!isMethodTable(data)) throw new InputError(`${file}: not a method table (no "methods" list)`);
+  checkOperationCount(file, data.methods!.length, limits);
+  data.methods!.forEach((row, i) => {
+    const bad = rowProblem(row);
+    if (bad) throw new InputError(`${file}: methods[${i}]: ${bad}`);
+  });
   const name = basename(file);
   const label = `method table ${name}`;
   const defaults = serviceDefaults(service ?? {});
@@ -50,6 +64,7 @@ export function methodTableDescription(file: string, service: Record<string, any
       out.leftOut++;
       continue;
     }
+    checkNames(name, method, row.path, []);
     if (/[{}]/.test(row.path)) {
       out.skipped.push(`${key}: path template: catalogue paths are static (the gateway routes by exact path), so it is not imported`);
       continue;
@@ -61,6 +76,7 @@ export function methodTableDescription(file: string, service: Record<string, any
     seen.add(key);
     const snake = !!row.params_note && /snake_case/i.test(row.params_note);
     const params = (row.params ?? []).map((p) => (snake ? { ...p, name: snakeToCamel(p.name) } : p));
+    checkNames(name, method, row.path, params.map((p) => p.name));
     const sendsSigning = params.some((p) => signing.has(p.name));
     const security = row.signed === true || (row.signed === undefined && sendsSigning) ? 'SIGNED' : 'NONE';
     const notes: string[] = [];
@@ -88,6 +104,18 @@ export function methodTableDescription(file: string, service: Record<string, any
     out.operations.push(op);
   }
   return out;
+}
+
+/** Why a row is not one of a method table, or null. */
+function rowProblem(row: unknown): string | null {
+  if (row === null || typeof row !== 'object' || Array.isArray(row)) return 'not an object';
+  const r = row as Record<string, unknown>;
+  if (typeof r.method !== 'string' || !METHODS.has(r.method.toUpperCase())) return `method ${JSON.stringify(r.method)} is not one of ${[...METHODS].join(', ')}`;
+  if (typeof r.path !== 'string') return 'no "path" string';
+  for (const k of ['client', 'client_version', 'name', 'params_note'] as const) if (r[k] !== undefined && typeof r[k] !== 'string') return `"${k}" is not a string`;
+  if (r.signed !== undefined && typeof r.signed !== 'boolean') return '"signed" is not true or false';
+  if (r.params !== undefined && !(Array.isArray(r.params) && r.params.every((p) => p !== null && typeof p === 'object' && typeof (p as { name?: unknown }).name === 'string'))) return '"params" is not a list of objects with a "name" string';
+  return null;
 }
 
 /** What binance_common's snake_to_camel makes of an argument name: `recv_window` → `recvWindow`. */

@@ -1,9 +1,9 @@
 // Reading an OpenAPI 3 description into catalogue terms: operations, parameters (with $ref resolved)
 // and the JSON Schema fragments the catalogue keeps (parameter schemas, request-body schemas). Used by
 // import-openapi.ts.
-import { readFileSync } from 'node:fs';
 import { cacheDirFrom } from '../../src/config.js';
-import { parseYamlData } from '../../src/catalogue/yaml-file.js';
+import { InputError } from '../../src/input-error.js';
+import { checkOperationCount, parseSource, readSourceText, SOURCE_LIMITS, type SourceLimits } from './source-file.js';
 
 export const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
@@ -53,33 +53,52 @@ export interface OpenApiDocument {
   schemas: Record<string, any>;
 }
 
-/** Read an OpenAPI 3 document (YAML or JSON) and list its operations with parameters resolved. */
-export function readOpenApi(file: string, cacheDir: string | false = cacheDirFrom()): OpenApiDocument {
-  const text = readFileSync(file, 'utf8');
-  // JSON is YAML, but the YAML parser takes ~10 s on a 12 MB description that JSON.parse reads in 0.1 s.
-  const doc = (/^\s*\{/.test(text) ? parseJson(file, text) : parseYamlData(text, cacheDir, { maxAliasCount: -1 })) as Record<string, any>;
-  if (!doc || typeof doc !== 'object' || !doc.paths) throw new Error(`${file}: not an OpenAPI document (no "paths")`);
+/**
+ * Read an OpenAPI 3 document (YAML or JSON) and list its operations with parameters resolved. The
+ * file is read within `limits` and the loader's YAML limits (source-file.ts); a document of another
+ * shape is refused (InputError), never a crash further on.
+ */
+export function readOpenApi(file: string, limits: SourceLimits = SOURCE_LIMITS, cacheDir: string | false = cacheDirFrom()): OpenApiDocument {
+  const doc = parseSource(file, readSourceText(file, limits), cacheDir) as Record<string, any>;
+  if (!isObject(doc) || !isObject(doc.paths)) throw new InputError(`${file}: not an OpenAPI document (no "paths" object)`);
+  let count = 0;
+  for (const [path, item] of Object.entries<unknown>(doc.paths)) {
+    if (!isObject(item)) throw new InputError(`${file}: paths ${JSON.stringify(path)} is not an object`);
+    count += HTTP_METHODS.filter((m) => item[m] !== undefined).length;
+  }
+  checkOperationCount(file, count, limits);
   const resolve = (obj: any): any => {
     let cur = obj;
     for (let hops = 0; cur && typeof cur === 'object' && typeof cur.$ref === 'string'; hops++) {
-      if (hops > 20 || !cur.$ref.startsWith('#/')) throw new Error(`${file}: cannot resolve $ref ${cur.$ref}`);
-      cur = cur.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
-      if (cur === undefined) throw new Error(`${file}: dangling $ref ${obj.$ref}`);
+      if (hops > 20 || !cur.$ref.startsWith('#/')) throw new InputError(`${file}: cannot resolve $ref ${JSON.stringify(cur.$ref)}`);
+      cur = cur.$ref.slice(2).split('/').reduce((o: any, k: string) => (isObject(o) && Object.hasOwn(o, k.replaceAll('~1', '/').replaceAll('~0', '~')) ? o[k.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined), doc);
+      if (cur === undefined) throw new InputError(`${file}: dangling $ref ${JSON.stringify(obj.$ref)}`);
     }
     return cur;
   };
+  const list = (v: unknown, what: string): unknown[] => {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) throw new InputError(`${file}: ${what} is not a list`);
+    return v;
+  };
   // A parameter given by $ref keeps the component's name (a named enum can be called after it).
-  const parameter = (p: any): OpenApiParameter => {
+  const parameter = (where: string) => (p: any): OpenApiParameter => {
     const m = typeof p?.$ref === 'string' ? /^#\/components\/parameters\/(.+)$/.exec(p.$ref) : null;
-    return m ? { ...resolve(p), ref: m[1].replaceAll('~1', '/').replaceAll('~0', '~') } : resolve(p);
+    const out = m ? { ...resolve(p), ref: m[1].replaceAll('~1', '/').replaceAll('~0', '~') } : resolve(p);
+    if (!isObject(out) || typeof out.name !== 'string' || typeof out.in !== 'string') throw new InputError(`${file}: a parameter of ${where} has no "name" and "in" strings`);
+    return out as OpenApiParameter;
   };
   const operations: OpenApiOperation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
-    const shared = (item.parameters ?? []).map(parameter);
+    const shared = list(item.parameters, `the parameters of ${JSON.stringify(path)}`).map(parameter(JSON.stringify(path)));
     for (const m of HTTP_METHODS) {
       const op = item[m];
       if (!op) continue;
-      const own: OpenApiParameter[] = (op.parameters ?? []).map(parameter);
+      const where = `${m.toUpperCase()} ${JSON.stringify(path)}`;
+      if (!isObject(op)) throw new InputError(`${file}: ${where} is not an object`);
+      if (op.tags !== undefined && !(Array.isArray(op.tags) && op.tags.every((t: unknown) => typeof t === 'string'))) throw new InputError(`${file}: the tags of ${where} are not a list of strings`);
+      for (const k of ['summary', 'description'] as const) if (op[k] !== undefined && typeof op[k] !== 'string') throw new InputError(`${file}: the ${k} of ${where} is not a string`);
+      const own: OpenApiParameter[] = list(op.parameters, `the parameters of ${where}`).map(parameter(where));
       const names = new Set(own.map((p) => `${p.in} ${p.name}`));
       const parameters = [...shared.filter((p: OpenApiParameter) => !names.has(`${p.in} ${p.name}`)), ...own].map((p) => ({
         ...p, schema: p.schema ? resolve(p.schema) : undefined,
@@ -98,13 +117,7 @@ export function readOpenApi(file: string, cacheDir: string | false = cacheDirFro
   };
 }
 
-function parseJson(file: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file}: not valid JSON: ${(e as Error).message}`);
-  }
-}
+const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `x-replacement`, else "use METHOD /path instead" (or "replaced by METHOD /path") in the summary or description. */
 function replacementOf(op: any): string | undefined {

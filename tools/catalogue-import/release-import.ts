@@ -20,18 +20,20 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { UsageError } from '../../src/args.js';
+import { InputError } from '../../src/input-error.js';
 import { checkChanges } from '../../src/catalogue/changes/check.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import type { Service } from '../../src/catalogue/model.js';
 import { CatalogueError, formatProblem, type Problem } from '../../src/catalogue/problems.js';
 import { releaseIdProblem } from '../../src/catalogue/release-id.js';
 import { cacheDirFrom } from '../../src/config.js';
+import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { ServiceFiles } from './catalogue-nodes.js';
 import { openApiDescription, type Description } from './description.js';
 import { serviceFromOpenApi, serviceText } from './import-openapi.js';
 import { isMethodTable, methodTableDescription } from './method-table.js';
+import { parseSource, readingInput, readSourceText, SOURCE_LIMITS, type SourceLimits } from './source-file.js';
 import { Importer, type AbsentPolicy, type Proposal, type ReleaseImportReport, type SourceKind } from './release-compare.js';
 
 export type { AbsentPolicy, ReleaseImportReport, SourceKind } from './release-compare.js';
@@ -48,6 +50,8 @@ export interface ReleaseImportOptions {
   /** Only operations whose first OpenAPI tag is one of these (an endpoint of the catalogue: its endpoints file's name). */
   tags?: string[];
   dryRun?: boolean;
+  /** Bounds on the source file (source-file.ts; default SOURCE_LIMITS). */
+  limits?: Partial<SourceLimits>;
 }
 
 /** The catalogue would not pass lint after the import: nothing is written. */
@@ -58,15 +62,26 @@ export class ImportCheckError extends Error {
   }
 }
 
-export function detectKind(file: string): SourceKind {
+export function detectKind(file: string, limits: SourceLimits = SOURCE_LIMITS): SourceKind {
   if (/\.json$/i.test(file)) {
+    const text = readSourceText(file, limits);
     try {
-      if (isMethodTable(JSON.parse(readFileSync(file, 'utf8')))) return 'method-table';
+      if (isMethodTable(parseSource(file, text, false))) return 'method-table';
     } catch {
       // not JSON after all: the OpenAPI reader says why
     }
   }
   return 'openapi';
+}
+
+/**
+ * The description in `file`, read by the reader of its kind. A source the readers do not foresee
+ * (a list where an object belongs, …) is refused as an input (one line, exit 2), not a crash.
+ */
+function describe(file: string, from: SourceKind, serviceRaw: Record<string, any> | null, opts: ReleaseImportOptions, limits: SourceLimits): Description {
+  return from === 'openapi'
+    ? readingInput(file, 'an OpenAPI 3 description', () => openApiDescription(file, serviceRaw, { paths: opts.paths, tags: opts.tags }, limits))
+    : readingInput(file, 'a method table', () => methodTableDescription(file, serviceRaw, opts.paths, limits));
 }
 
 export function importRelease(sourceFile: string, serviceDir: string, opts: ReleaseImportOptions): ReleaseImportReport {
@@ -77,11 +92,12 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
   if (idProblem) throw new UsageError(idProblem);
   if (opts.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.date)) throw new UsageError(`--date "${opts.date}" is not YYYY-MM-DD`);
   if (!existsSync(sourceFile)) throw new UsageError(`${sourceFile}: no such file`);
-  const from = opts.from ?? detectKind(sourceFile);
-  const serviceRaw = existsSync(join(dir, 'service.yaml')) ? ((parse(readFileSync(join(dir, 'service.yaml'), 'utf8')) ?? {}) as Record<string, any>) : null;
+  const limits = { ...SOURCE_LIMITS, ...opts.limits };
+  const from = opts.from ?? detectKind(sourceFile, limits);
+  const serviceRaw = existsSync(join(dir, 'service.yaml')) ? serviceYaml(join(dir, 'service.yaml')) : null;
   if (!serviceRaw && from !== 'openapi') throw new UsageError(`${dir} has no service.yaml: the first import of a service needs an OpenAPI description (or write service.yaml by hand)`);
   if (opts.tags?.length && from !== 'openapi') throw new UsageError('--tags selects by OpenAPI tag: a method table has none (use --paths)');
-  const desc = from === 'openapi' ? openApiDescription(sourceFile, serviceRaw, { paths: opts.paths, tags: opts.tags }) : methodTableDescription(sourceFile, serviceRaw, opts.paths);
+  const desc = describe(sourceFile, from, serviceRaw, opts, limits);
   const service = serviceRaw ? loadService(root, basename(dir)) : null;
   if (service && !service.versioned && service.endpoints.length) throw new UsageError(`${dir} has endpoints but no releases.yaml: write its releases by hand before importing one`);
 
@@ -135,6 +151,17 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
     }
   }
   return report;
+}
+
+/** The service's own service.yaml, parsed as the loader parses it (its YAML limits); the loader says what else is wrong with it. */
+function serviceYaml(file: string): Record<string, any> {
+  let data: unknown;
+  try {
+    data = parseYamlData(readFileSync(file, 'utf8'), false);
+  } catch (e) {
+    throw new InputError(`${file}: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  return (data !== null && typeof data === 'object' && !Array.isArray(data) ? data : {}) as Record<string, any>;
 }
 
 /** service.yaml of a new service: from the OpenAPI document, with the named schemas its body fields refer to. */

@@ -10,6 +10,11 @@ export type ParameterSite = 'endpoint' | 'common' | 'other';
 /** Names every JavaScript object already has: a parameter so named could not be held as a plain field. */
 const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** Why a parameter cannot have this name, or null (the loader's rule; the release import asks it too). */
+export function reservedNameProblem(name: unknown): string | null {
+  return typeof name === 'string' && RESERVED_NAMES.has(name) ? `the name is not allowed: every JavaScript object has a property "${name}", so the gateway could not hold the value as a field` : null;
+}
+
 export function parameter(
   b: ServiceBuild, f: RawFile, path: Path, p: Record<string, any>, defaultIn: Parameter['in'], owner: string, site: ParameterSite = 'other',
 ): Parameter {
@@ -20,9 +25,8 @@ export function parameter(
   };
   if (p.multiSegment !== undefined) param.multiSegment = p.multiSegment;
   const what = `${owner}: parameter ${p.name}`;
-  if (RESERVED_NAMES.has(p.name)) {
-    b.problem(f, [...path, 'name'], `${what}: the name is not allowed: every JavaScript object has a property "${p.name}", so the gateway could not hold the value as a field`);
-  }
+  const reserved = reservedNameProblem(p.name);
+  if (reserved) b.problem(f, [...path, 'name'], `${what}: ${reserved}`);
   if (param.in === 'path') pathParameter(b, f, path, p, what, site);
   else if (p.multiSegment !== undefined) b.problem(f, [...path, 'multiSegment'], `${what}: multiSegment applies to path parameters (in: path); here the gateway would ignore it`);
   if (param.schema.type === 'array' && param.in !== 'body') param.style = p.style === undefined ? ['json'] : [p.style].flat();

@@ -22,6 +22,7 @@ import { forEachParam } from '../params/form-params.js';
 import type { Migrations } from '../migrate/compile.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { Route } from '../routes/route-table.js';
+import { methodShape, restShape, streamShape } from './key-shape.js';
 
 /** Distinct entries kept per table (unknown operations; contradictions). */
 export const DRIFT_MAX_ENTRIES = 256;
@@ -94,11 +95,6 @@ export interface DriftOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/**
- * A stream name without what may identify a market or an account: the part before the first '@'
- * (a symbol, or a listen key: a credential) becomes <…>, as the access line's templates leave it out.
- */
-const streamShape = (name: string) => { const at = name.indexOf('@'); return at < 0 ? '<…>' : `<…>${name.slice(at)}`; };
 const clip = (s: string) => (s.length > DRIFT_MAX_NAME ? `${s.slice(0, DRIFT_MAX_NAME)}…` : s);
 const byCount = (a: Counted, b: Counted) => b.count - a.count || a.first - b.first;
 
@@ -110,6 +106,8 @@ export class Drift {
   private readonly since: number;
   private readonly maxEntries: number;
   private source?: () => Promise<DriftReport>;
+  /** The services' stream paths (/ws, /stream): what follows them is a key position (key-shape.ts). */
+  private keyPaths: readonly string[] = [];
 
   constructor(private readonly logger: Pick<Logger, 'warn'>, o: DriftOptions = {}) {
     this.maxEntries = o.maxEntries ?? DRIFT_MAX_ENTRIES;
@@ -119,9 +117,13 @@ export class Drift {
     this.since = this.now();
   }
 
-  /** A request for an operation the catalogue has no life of: `name` is the path (no query), the method or the stream name. */
+  /** Set with each program: the services' stream paths. */
+  keyPositions(paths: readonly string[]): void { this.keyPaths = paths; }
+
+  /** A request for an operation the catalogue has no life of: `name` is the path (no query), the method or the stream name; key positions kept as <…>. */
   unknownOperation(surface: Surface, method: string, name: string, service: string | undefined): void {
-    const operation = surface === 'rest' ? `${clip(method)} ${clip(name)}` : `${surface} ${clip(surface === 'stream' ? streamShape(name) : name)}`;
+    const operation = surface === 'rest' ? `${clip(method)} ${clip(restShape(name, this.keyPaths))}`
+      : `${surface} ${clip(surface === 'stream' ? streamShape(name) : methodShape(name))}`;
     this.unknown.count(`${service ?? ''} ${operation}`, this.now(), () => ({ surface, operation, service }),
       () => this.logger.warn(`drift: ${operation} is not in the catalogue${service ? ` (service ${service})` : ''}; GET /_gateway/drift counts such calls`),
       () => this.logger.warn(`drift: ${this.maxEntries} unknown operations listed; further new ones are only counted (overflow)`));

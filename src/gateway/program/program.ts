@@ -74,6 +74,8 @@ export function sharedAjv(): SharedAjv {
 
 export function compileProgram(o: ProgramOptions): Program {
   checkPlugins(o.views, o.plugins);
+  // Drift hides what a client sends under a stream path (/ws/<listen key>): a key position.
+  o.drift?.keyPositions(o.views.flatMap((v) => (v.service.streamPaths ? [v.service.streamPaths.raw, v.service.streamPaths.combined] : [])));
   let table = o.lazyTable ? undefined : buildRouteTable(o.views);
   const origins = new Set(o.corsOrigins);
   const ajv = o.ajv ?? sharedAjv();
