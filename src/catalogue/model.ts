@@ -98,6 +98,8 @@ export interface Endpoint extends Lifecycle {
   weight?: Weight;
   /** Every weight with its lifecycle, when the YAML gives a list (the weight changed between releases). */
   weights?: WeightEntry[];
+  /** The account's user data (`userData: true`): a client token needs the user-data right (user-data-streams.ts). */
+  userData?: true;
 }
 
 /**
@@ -177,6 +179,8 @@ export interface WsMethod extends Lifecycle {
   weight?: Weight;
   /** Every weight with its lifecycle, when the YAML gives a list. */
   weights?: WeightEntry[];
+  /** The account's user data (`userData: true`): a client token needs the user-data right (user-data-streams.ts). */
+  userData?: true;
 }
 
 export interface BuilderDef {
