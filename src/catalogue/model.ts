@@ -75,7 +75,7 @@ export interface Constraint {
   source?: string;
 }
 
-export interface Endpoint extends Lifecycle {
+export interface Endpoint extends Lifecycle, Partial<Record<'userData', true>> {
   service: string;
   module: string;
   method: string;
@@ -98,8 +98,6 @@ export interface Endpoint extends Lifecycle {
   weight?: Weight;
   /** Every weight with its lifecycle, when the YAML gives a list (the weight changed between releases). */
   weights?: WeightEntry[];
-  /** The account's user data (`userData: true`): a client token needs the user-data right (user-data-streams.ts). */
-  userData?: true;
 }
 
 /**
@@ -169,7 +167,7 @@ export interface KeepAlive {
   note?: string;
 }
 
-export interface WsMethod extends Lifecycle {
+export interface WsMethod extends Lifecycle, Partial<Record<'userData', true>> {
   name: string;
   summary?: string;
   security: SecurityEntry[];
@@ -179,8 +177,6 @@ export interface WsMethod extends Lifecycle {
   weight?: Weight;
   /** Every weight with its lifecycle, when the YAML gives a list. */
   weights?: WeightEntry[];
-  /** The account's user data (`userData: true`): a client token needs the user-data right (user-data-streams.ts). */
-  userData?: true;
 }
 
 export interface BuilderDef {
