@@ -75,7 +75,7 @@ export interface Constraint {
   source?: string;
 }
 
-export interface Endpoint extends Lifecycle {
+export interface Endpoint extends Lifecycle, Partial<Record<'userData', true>> {
   service: string;
   module: string;
   method: string;
@@ -167,7 +167,7 @@ export interface KeepAlive {
   note?: string;
 }
 
-export interface WsMethod extends Lifecycle {
+export interface WsMethod extends Lifecycle, Partial<Record<'userData', true>> {
   name: string;
   summary?: string;
   security: SecurityEntry[];

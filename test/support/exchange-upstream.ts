@@ -20,12 +20,16 @@
 // events are sent wrapped, {"subscriptionId": n, "event": {…}}, on POST /__user-data/event (body: the
 // event), to every active subscription (with ?queue=1 to the next subscription made instead, for a
 // stream about to be opened); GET /__user-data reports the active subscriptions and every
-// frame received. Retired calls (REST /api/v3/userDataStream, userDataStream.start/ping/stop) answer
+// frame received. Margin user data (developers.binance.com/docs/margin_trading/trade-data-stream): POST
+// /sapi/v1/userListenToken with a known API key answers {"token", "expirationTime"} (validity ms, default
+// and at most 24 h), and userDataStream.subscribe.listenToken with a token not yet expired subscribes
+// like the others, answering {"subscriptionId", "expirationTime"} (else -1209).
+// Retired calls (REST /api/v3/userDataStream, userDataStream.start/ping/stop) answer
 // as unknown operations do (404; an error frame) and are recorded.
 // fixtures=<dir> (UPSTREAM_FIXTURES for a process of its own): a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
 // is answered with that file (realistic shapes for clients such as ccxt that parse the answer); any
 // other request gets the usual {ok:true,…} echo.
-import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import { createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -116,7 +120,7 @@ function verifyWsParams(keys: Record<string, Key>, params: Record<string, unknow
 }
 
 /** Today's websocket API on `server` (path /ws-api/v3): user-data subscriptions and sessions. */
-function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
+function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: Map<string, number>): UserDataSide {
   const frames: WsApiRecord[] = [];
   const subs = new Map<WebSocket, Set<number>>();
   /** Events queued for the next subscription made (POST /__user-data/event?queue=1). */
@@ -159,6 +163,12 @@ function websocketApi(server: Server, keys: Record<string, Key>): UserDataSide {
             }
             const id = nextId++;
             return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
+          }
+          case 'userDataStream.subscribe.listenToken': {
+            const expirationTime = listenTokens.get(String(params.listenToken));
+            if (expirationTime === undefined || expirationTime <= Date.now()) return fail(400, -1209, 'Invalid listenToken.');
+            const id = nextId++;
+            return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id, expirationTime } }));
           }
           case 'session.logon':
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
@@ -217,6 +227,8 @@ function userDataEvent(res: ServerResponse, userData: UserDataSide, url: string,
 /** The stand-in's server (not listening yet) and the requests it has recorded. */
 export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): { server: Server; records: RecordedRequest[]; userData: UserDataSide } {
   const records: RecordedRequest[] = [];
+  /** Margin listen tokens made by POST /sapi/v1/userListenToken: token → expirationTime (ms). */
+  const listenTokens = new Map<string, number>();
   let userData: UserDataSide;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -230,6 +242,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
       }
       if (url === '/__reset') {
         records.length = 0;
+        listenTokens.clear();
         userData.reset();
         return res.end('{}');
       }
@@ -257,6 +270,18 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
         if (url.split('?')[0] === '/api/v3/userDataStream') {
           res.statusCode = 404; // retired on 2026-02-20: an unknown path
           return res.end('');
+        }
+        if (url.split('?')[0] === '/sapi/v1/userListenToken' && req.method === 'POST') {
+          if (apiKey === undefined || !(apiKey in keys)) {
+            res.statusCode = 401;
+            return res.end(JSON.stringify({ code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }));
+          }
+          const sent = new URLSearchParams(`${url.split('?')[1] ?? ''}&${body}`);
+          const validity = Math.min(Number(sent.get('validity') ?? 86_400_000) || 86_400_000, 86_400_000);
+          const token = randomBytes(51).toString('base64');
+          const expirationTime = Date.now() + validity;
+          listenTokens.set(token, expirationTime);
+          return res.end(JSON.stringify({ token, expirationTime }));
         }
         if (url.startsWith('/api/v3/rateLimited')) {
           res.statusCode = 429;
@@ -306,7 +331,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
     });
   });
   server.keepAliveTimeout = 60_000;
-  userData = websocketApi(server, keys);
+  userData = websocketApi(server, keys, listenTokens);
   return { server, records, userData };
 }
 

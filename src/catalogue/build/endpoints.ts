@@ -14,7 +14,7 @@ import { weights } from './weights.js';
 interface EndpointInput {
   method: string; path: string; summary?: string; tags?: string; security?: unknown;
   parameters?: Record<string, unknown>[]; constraints?: Constraint[]; body?: Record<string, unknown>; builder?: string;
-  weight?: number | Record<string, unknown>;
+  weight?: number | Record<string, unknown>; userData?: true;
   added?: string; deprecated?: string; removed?: string; replacement?: string; note?: string; source?: string;
 }
 
@@ -31,6 +31,7 @@ export function endpoints(b: ServiceBuild, f: RawFile, defaultIn: Parameter['in'
       parameters, constraints: constraints(e.constraints), body: e.body, builder: e.builder,
     };
     if (e.weight !== undefined) Object.assign(ep, weights(b, f, [...path, 'weight'], e.weight, ep));
+    if (e.userData) ep.userData = true;
     // A JSON body field is named apart from the query string's parameters (GitHub has both kinds of `per_page`).
     checkOverlaps(b, parameters, (p) => (p.in === 'body' ? `body field ${p.name}` : p.name), `${key}: duplicate parameter`);
     checkPath(b, f, path, ep);

@@ -19,6 +19,7 @@ export function wsApi(b: ServiceBuild, f: RawFile): void {
       parameters, constraints: constraints(m.constraints),
     };
     checkConstraintNames(b, f, [...path, 'constraints'], wm.constraints, parameters, `websocket method ${m.name}`);
+    if (m.userData) wm.userData = true;
     if (m.weight !== undefined) Object.assign(wm, weights(b, f, [...path, 'weight'], m.weight, { key: `websocket method ${m.name}`, parameters } as Pick<Endpoint, 'key' | 'parameters'>));
     return wm;
   }));
