@@ -40,6 +40,7 @@ export const KIND_TITLE: Record<Kind, string> = {
   body: 'Request bodies',
   constraint: 'Parameter constraints',
   weight: 'Weights',
+  answer: 'Answers (status, fields)',
   'enum-value': 'Enum values',
   'ws-method': 'Websocket-API methods',
   stream: 'Streams',

@@ -3,6 +3,7 @@
 //   ReleaseView × ReleaseView ──diff──▶ neutral deltas ──rules──▶ classified changes ──format──▶ text | markdown | json | junit | github | html
 // <from> may be newer than <to> (a downgrade: additions become removals, dated by the release
 // that added the item); <from> equal to <to> gives no changes.
+import { answerDeltas } from './answers.js';
 import type { Catalogue, Service } from '../catalogue/model.js';
 import { findService, UnknownReleaseError } from '../catalogue/resolve.js';
 import { oneOf, UsageError } from '../usage-error.js';
@@ -29,7 +30,9 @@ export function diffReleases(catalogue: Catalogue, service: string | Service, fr
   const svc = typeof service === 'string' ? findService(catalogue, service) : service;
   const fromAt = releaseAt(svc, from);
   const toAt = releaseAt(svc, to);
-  const classified = fromAt === toAt ? [] : classify(diffWalk(new Walk(svc, fromAt, toAt)), context(opts));
+  // An upgrade also reads the answer changes changes.yaml declares (the catalogue holds no answer schemas).
+  const deltas = fromAt === toAt ? [] : [...diffWalk(new Walk(svc, fromAt, toAt)), ...(fromAt < toAt ? answerDeltas(svc, fromAt, toAt) : [])];
+  const classified = classify(deltas, context(opts));
   // An upgrade says, per breaking change, whether the gateway carries old clients across it.
   const changes = fromAt < toAt ? withOldClients(svc, classified) : classified;
   return { service: svc.id, from, to, changes: finish(changes, [catalogue.dir], opts) };

@@ -36,6 +36,7 @@ function eventsOf(c: Change): { key: string; event: BreakingEvent | 'deprecated'
 function verdicts(service: Service, c: Change): string[] {
   const r = service.releases.findIndex((x) => x.id === c.release);
   if (r < 1) return [];
+  if (c.kind === 'answer' && c.endpoint) return answerVerdict(service, r, c);
   const byPhrase = new Map<string, string[]>();
   const events = eventsOf(c);
   for (const { key, event } of events) {
@@ -68,4 +69,12 @@ export function withOldClients(service: Service, changes: Change[]): Change[] {
     const bridged = v.every((x) => !x.startsWith('not bridged'));
     return { ...c, message: `${c.message}; old clients: ${v.join('; ')}`, bridged };
   });
+}
+
+/** An answer change: carried back by the change that declares it, unless it declares the field lost. */
+function answerVerdict(service: Service, r: number, c: Change): string[] {
+  const change = changeAt(service, r, c.endpoint!);
+  if (!change) return [];
+  const lost = change.answer.some((s) => s.kind === 'lost' && s.names.some((n) => c.name === n || c.name?.endsWith(`.${n}`)));
+  return [lost ? 'not bridged: declared lost (nothing restores it; the answer passes without it)' : `bridged by version change ${change.id}`];
 }

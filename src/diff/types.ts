@@ -4,10 +4,10 @@
 //   → formatters (text | markdown | json).
 import type { Lifecycle, Parameter, Where } from '../catalogue/model.js';
 
-export type Kind = 'endpoint' | 'parameter' | 'enum-value' | 'stream' | 'ws-method' | 'security' | 'schema' | 'body' | 'constraint' | 'weight';
+export type Kind = 'endpoint' | 'parameter' | 'enum-value' | 'stream' | 'ws-method' | 'security' | 'schema' | 'body' | 'constraint' | 'weight' | 'answer';
 
 /** Kinds in the order every output lists them. */
-export const KINDS: readonly Kind[] = ['endpoint', 'security', 'parameter', 'schema', 'body', 'constraint', 'weight', 'enum-value', 'ws-method', 'stream'];
+export const KINDS: readonly Kind[] = ['endpoint', 'security', 'parameter', 'schema', 'body', 'constraint', 'weight', 'answer', 'enum-value', 'ws-method', 'stream'];
 
 export type Severity = 'breaking' | 'warning' | 'info';
 
@@ -35,7 +35,10 @@ export type DeltaType =
   | 'body-removed'
   | 'body-became-required'
   | 'body-became-optional'
-  | 'weight-changed';
+  | 'weight-changed'
+  /** The answer, as changes.yaml declares it (the catalogue holds no answer schemas): its status, or a field (`parameter`) gone. */
+  | 'status-changed'
+  | 'answer-field-removed';
 
 /**
  * Where a change sits: a REST endpoint, a websocket-API method, a websocket stream, or a named enum

@@ -40,4 +40,21 @@ test('the diff 2024-11-06 → 2025-04-09 calls the Copilot usage removals and th
   assert.ok(changes.some((c) => c.id === 'parameter-removed' && c.severity === 'breaking' && c.endpoint === 'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries' && c.name === 'redelivery'), 'redelivery removed');
 });
 
+test('the diff 2025-12-09 → 2026-03-10 lists body fields, status and answer changes as breaking, and says which are bridged', () => {
+  const r = runTool('diff-releases', ['2025-12-09', '2026-03-10', '--service', 'github', '--format', 'json']);
+  assert.is(r.status, 0, r.stderr);
+  type C = { id: string; severity: string; endpoint?: string; name?: string; bridged?: boolean; message: string };
+  const changes = (JSON.parse(r.stdout) as { changes: C[] }).changes;
+  const find = (id: string, endpoint: string, name?: string) => changes.find((c) => c.id === id && c.endpoint === endpoint && (name === undefined || c.name === name));
+  const status = find('answer-status-changed', 'DELETE /app/installations/{installation_id}');
+  assert.equal([status?.severity, status?.bridged], ['breaking', true]);
+  assert.match(status!.message, 'answer status 202 where it was 204');
+  const lost = find('answer-field-removed', 'GET /repos/{owner}/{repo}/pulls/{pull_number}', 'merge_commit_sha');
+  assert.equal([lost?.severity, lost?.bridged], ['breaking', false]);
+  const rate = find('answer-field-removed', 'GET /rate_limit', 'rate');
+  assert.equal([rate?.severity, rate?.bridged], ['breaking', true]);
+  const assignee = find('body-property-removed', 'POST /repos/{owner}/{repo}/issues', 'assignee');
+  assert.equal([assignee?.severity, assignee?.bridged], ['breaking', true]);
+});
+
 test.run();

@@ -12,7 +12,7 @@ const diff = (from: string, to: string, ignore?: string) =>
   diffReleases(catalogue, 'shop', from, to, ignore === undefined ? {} : { ignore: parseIgnore(ignore) }).changes;
 const tuples = (cs: Change[]) => cs.map(tuple).sort();
 /** Rules tested on their own small fixtures (rules.test.ts) rather than here. */
-const SMALL_FIXTURE_RULES = new Set(RULES.filter((r) => ['schema', 'body', 'constraint', 'weight'].includes(r.kind) || r.policy || r.type === 'renamed').map((r) => r.id));
+const SMALL_FIXTURE_RULES = new Set(RULES.filter((r) => ['schema', 'body', 'constraint', 'weight', 'answer'].includes(r.kind) || r.policy || r.type === 'renamed').map((r) => r.id));
 
 /** 1.0 → 10.0, by hand from the fixture: id | endpoint, websocket method or enum | name | value | release. */
 const UPGRADE = [
@@ -109,7 +109,8 @@ test('equal releases: no changes', () => {
   for (const r of shop.releases) assert.equal(diff(r.id, r.id), []);
 });
 
-// The schema-level, body, constraint, weight, policy and path-template rules have their own small fixtures (rules.test.ts).
+// The schema-level, body, constraint, weight, policy and path-template rules have their own small fixtures (rules.test.ts);
+// the answer rules are read from changes.yaml (test/catalogue/github-catalogue.test.ts).
 test('the lifecycle rules fire somewhere in the shop fixture, and each rule id has one severity', () => {
   const seen = new Set<string>();
   const ids = shop.releases.map((r) => r.id);
