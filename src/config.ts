@@ -63,6 +63,7 @@ export interface GatewayConfig {
   wsMaxHoldMs: number;
   /** Listen keys per client token (1–100), in all, and how long the upstream user-data subscription outlives its last stream (ms). */
   userDataKeysPerToken: number;
+  userDataStreamsPerToken: number;
   userDataKeys: number;
   userDataLingerMs: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */

@@ -23,7 +23,7 @@ export function userDataFor(cfg: GatewayConfig, views: readonly ReleaseView[], s
   const wsApiUrl = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${service.wsApiPath}${u.search}`;
   return userDataBridge({
     service, upstreamRelease: setting, signing, wsApiUrl, logger, timeoutMs: cfg.timeoutMs, expiresAfterMs,
-    settings: { keysPerToken: cfg.userDataKeysPerToken, keys: cfg.userDataKeys, lingerMs: cfg.userDataLingerMs, maxBufferedBytes: cfg.wsMaxBuffered },
+    settings: { keysPerToken: cfg.userDataKeysPerToken, streamsPerToken: cfg.userDataStreamsPerToken, keys: cfg.userDataKeys, lingerMs: cfg.userDataLingerMs, maxBufferedBytes: cfg.wsMaxBuffered },
     charge: (id, name, params) => {
       const method = upstream.wsMethods.find((m) => m.name === name);
       return method ? limits.chargeFrame(id, method, params)?.message : undefined;

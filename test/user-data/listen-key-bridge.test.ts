@@ -182,6 +182,26 @@ test('an upstream event over 1 MiB is dropped with one warning, never fanned out
   await closed(c.ws);
 });
 
+test('one token holds at most --user-data-streams-per-token listen-key streams; closing one frees its place (issue 46 finding 6)', async () => {
+  const bounded = await startGateway(readConfig(args(['--user-data-streams-per-token', '2']), { EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET }), { logger: createLogger('silent') });
+  try {
+    const created = await fetch(`${pinned(bounded)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
+    const { listenKey } = await created.json() as { listenKey: string };
+    const url = `${wsBase(bounded)}/@3.12.0/ws/${listenKey}?token=${TOKENS.bot}`;
+    const first = await open(url);
+    const second = await open(url);
+    const third = await connect(url);
+    if (!isRefused(third)) third.ws.terminate();
+    assert.ok(isRefused(third) && third.status === 429, `the third is refused 429 (${isRefused(third) ? third.status : 'opened'})`);
+    assert.match(JSON.stringify(isRefused(third) ? third.body : ''), 'holds 2 listen-key streams open, the most it may (--user-data-streams-per-token 2)');
+    first.ws.close();
+    await closed(first.ws);
+    await sleep(50);
+    const again = await open(url); // its place is free again
+    for (const c of [second, again]) { c.ws.close(); await closed(c.ws); }
+  } finally { await bounded.close(); }
+});
+
 test('the combined stream wraps the old event as the stream server did; another token\'s key is unknown', async () => {
   const created = await fetch(`${pinned(gw)}/api/v3/userDataStream`, { method: 'POST', headers: bearer(TOKENS.bot) });
   const { listenKey } = await created.json() as { listenKey: string };

@@ -26,6 +26,8 @@ export const LISTEN_KEYS = 'listenKeys';
 export interface UserDataSettings {
   /** Listen keys per token (1–100). */
   keysPerToken: number;
+  /** Listen-key stream connections one token may hold open at once. */
+  streamsPerToken: number;
   /** Listen keys in all. */
   keys: number;
   /** How long the upstream subscription is kept after its last listener, ms. */
@@ -66,6 +68,9 @@ export interface BridgeAnswer {
 
 interface Sink {
   client: WebSocket;
+  owner: string;
+  /** Counted out of its token's streams already (drop may run on a key's end and on the close). */
+  dropped?: true;
   combined: boolean;
   keys: Set<string>;
   release?: () => void;
@@ -75,6 +80,8 @@ export class UserDataBridge {
   readonly keys: ListenKeys;
   readonly upstream: UpstreamSubscription;
   private readonly sinks = new Map<string, Set<Sink>>();
+  /** Open listen-key stream connections per token. */
+  private readonly streams = new Map<string, number>();
   private readonly clientShape: unknown;
   private readonly expiredShape: unknown;
   /** The listen-key placeholder of the stream template ("listenKey"). */
@@ -117,9 +124,17 @@ export class UserDataBridge {
     return names.length > 0 && names.every((n) => this.keys.get(owner, n) !== undefined);
   }
 
+  /** Why `owner` may not open another listen-key stream (its bound is reached), else undefined. */
+  streamRefusal(owner: string): string | undefined {
+    const n = this.streams.get(owner) ?? 0;
+    const bound = this.o.settings.streamsPerToken;
+    return n < bound ? undefined : `Client token "${owner}" holds ${n} listen-key streams open, the most it may (--user-data-streams-per-token ${bound}): close one first.`;
+  }
+
   /** Feed an accepted client with the events of its listen keys until it or they end. */
-  feed(client: WebSocket, keys: readonly string[], combined: boolean): void {
-    const sink: Sink = { client, combined, keys: new Set(keys) };
+  feed(client: WebSocket, keys: readonly string[], combined: boolean, owner: string): void {
+    const sink: Sink = { client, owner, combined, keys: new Set(keys) };
+    this.streams.set(owner, (this.streams.get(owner) ?? 0) + 1);
     for (const k of sink.keys) {
       let set = this.sinks.get(k);
       if (!set) this.sinks.set(k, (set = new Set()));
@@ -149,6 +164,12 @@ export class UserDataBridge {
   }
 
   private drop(sink: Sink): void {
+    if (!sink.dropped) {
+      sink.dropped = true;
+      const n = (this.streams.get(sink.owner) ?? 1) - 1;
+      if (n > 0) this.streams.set(sink.owner, n);
+      else this.streams.delete(sink.owner);
+    }
     sink.release?.();
     sink.release = undefined;
     for (const k of sink.keys) {

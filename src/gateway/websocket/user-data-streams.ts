@@ -27,12 +27,15 @@ export function acceptUserData(ctx: WsContext, at: Attempt, socket: Duplex, head
   if (!(at.templates ?? []).every((t) => bridged.has(t))) {
     throw new GatewayError('invalid', 'A listen-key stream is fed by the gateway itself: open it on a connection of its own, without market streams beside it.');
   }
-  if (!bridge.owns(token?.name ?? '', route.names)) throw new GatewayError('invalid', 'This listenKey does not exist.');
+  const owner = token?.name ?? '';
+  if (!bridge.owns(owner, route.names)) throw new GatewayError('invalid', 'This listenKey does not exist.');
+  const bounded = bridge.streamRefusal(owner);
+  if (bounded) throw new GatewayError('tooManyRequests', bounded);
   ctx.releaseOf.set(at.req, svc.release);
   at.release = svc.release;
   ctx.wss.handleUpgrade(at.req, socket, head, (client) => {
     ctx.counts.accepted++;
     record(ctx, at, 101, (socket as Socket).bytesWritten);
-    bridge.feed(client, route.names, route.combined);
+    bridge.feed(client, route.names, route.combined, owner);
   });
 }
