@@ -119,7 +119,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'userDataKeysPerToken', flag: 'user-data-keys-per-token', env: 'GATEWAY_USER_DATA_KEYS_PER_TOKEN', arg: '<n>', default: '10', parse: int(1, 100), reload: false,
     help: 'listen keys one client token may hold at once (1-100); past it, creating one answers the token\'s newest key again',
     doc: 'listen keys one client token may hold at once, at most 100 (signing mode, a client pinned where listen keys were alive; see docs/user-data.md); past it, creating another answers the token\'s newest key again, renewed, as the exchange answered a second creation with the account\'s active key; also the most listen keys one stream connection may carry' },
-  { key: 'userDataStreamsPerToken', flag: 'user-data-streams-per-token', env: 'GATEWAY_USER_DATA_STREAMS_PER_TOKEN', arg: '<n>', default: '20', parse: int(1, 1000), reload: false,
+  { key: 'userDataStreamsPerToken', flag: 'user-data-streams-per-token', env: 'GATEWAY_USER_DATA_STREAMS_PER_TOKEN', arg: '<n>', default: '100', parse: int(1, 1000), reload: false,
     help: 'listen-key stream connections one client token may hold open at once; past it a new one is refused (429)',
     doc: 'listen-key stream connections one client token may hold open at once (signing mode; see docs/user-data.md): past it a new one is refused `429` naming the bound, so one token cannot fill the connection cap with streams that cost the upstream nothing' },
   { key: 'userDataKeys', flag: 'user-data-keys', env: 'GATEWAY_USER_DATA_KEYS', arg: '<n>', default: '1000', parse: int(1, 1_000_000), reload: false,
