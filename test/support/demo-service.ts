@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './processes.js';
+import { onBody } from './request-body.js';
 import { tempDir } from './temp.js';
 
 export const DEMO_SERVICE = `
@@ -98,20 +99,31 @@ export function demoCatalogue(service = DEMO_SERVICE): string {
   return dir;
 }
 
-export interface Seen { method: string; url: string; headers: IncomingHttpHeaders }
+export interface Seen { method: string; url: string; headers: IncomingHttpHeaders; body: string }
 
-/** An upstream that records each request and answers with a Link header naming both of its origins. */
-export async function recordingUpstream(): Promise<{ url: string; seen: Seen[]; server: Server }> {
+/** What a recording upstream answers a request with. */
+export interface Answer { status: number; headers: Record<string, string>; body: string }
+
+/** The default answer: 200 with the URL, and a Link header naming both of the upstream's origins. */
+function linkAnswer(seen: Seen): Answer {
+  const self = `http://${seen.headers.host}`;
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json', link: `<https://api.demo.test/repositories/1/issues?page=2>; rel="next", <${self}/repositories/1/issues?page=9>; rel="last", <https://elsewhere.test/x>; rel="help"` },
+    body: JSON.stringify({ url: seen.url }),
+  };
+}
+
+/** An upstream that records each request (its body too) and answers with `answer`. */
+export async function recordingUpstream(answer: (seen: Seen) => Answer = linkAnswer): Promise<{ url: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    seen.push({ method: req.method!, url: req.url!, headers: req.headers });
-    const self = `http://${req.headers.host}`;
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      link: `<https://api.demo.test/repositories/1/issues?page=2>; rel="next", <${self}/repositories/1/issues?page=9>; rel="last", <https://elsewhere.test/x>; rel="help"`,
-    });
-    res.end(JSON.stringify({ url: req.url }));
-  });
+  const server = createServer((req, res) => onBody(req, (body) => {
+    const s: Seen = { method: req.method!, url: req.url!, headers: req.headers, body: body.toString('utf8') };
+    seen.push(s);
+    const a = answer(s);
+    res.writeHead(a.status, a.headers);
+    res.end(a.body);
+  }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
 }

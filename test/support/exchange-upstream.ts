@@ -35,6 +35,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { join } from 'node:path';
 import { startedOn } from '../../src/cli/entry.js';
+import { onBody } from './request-body.js';
 
 export type Key = { hmac: string } | { publicKey: string };
 
@@ -230,106 +231,102 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
   /** Margin listen tokens made by POST /sapi/v1/userListenToken: token → expirationTime (ms). */
   const listenTokens = new Map<string, number>();
   let userData: UserDataSide;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const url = req.url ?? '/';
-      if (url === '/__records') {
-        res.setHeader('content-type', 'application/json');
-        return res.end(JSON.stringify(records));
+  const server = createServer((req, res) => onBody(req, (bytes) => {
+    const body = bytes.toString('utf8');
+    const url = req.url ?? '/';
+    if (url === '/__records') {
+      res.setHeader('content-type', 'application/json');
+      return res.end(JSON.stringify(records));
+    }
+    if (url === '/__reset') {
+      records.length = 0;
+      listenTokens.clear();
+      userData.reset();
+      return res.end('{}');
+    }
+    if (url === '/__user-data') {
+      res.setHeader('content-type', 'application/json');
+      return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
+    }
+    if (url === '/__user-data/event' || url.startsWith('/__user-data/event?')) return userDataEvent(res, userData, url, body);
+    if (url === '/__user-data/refuse') {
+      userData.refuse(JSON.parse(body || '{}') as SubscribeRefusal);
+      return res.end('{}');
+    }
+    const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
+    const v = verifySignature(keys, apiKey, url, body);
+    const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
+    records.push(record);
+    res.once('close', () => { if (!res.writableFinished) record.aborted = true; });
+    const answer = () => {
+      res.setHeader('content-type', 'application/json;charset=UTF-8');
+      res.setHeader('x-mbx-used-weight-1m', String(req.headers['x-test-used-weight'] ?? records.length));
+      if (v.ok === false) {
+        res.statusCode = 400;
+        return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
       }
-      if (url === '/__reset') {
-        records.length = 0;
-        listenTokens.clear();
-        userData.reset();
-        return res.end('{}');
+      if (url.split('?')[0] === '/api/v3/userDataStream') {
+        res.statusCode = 404; // retired on 2026-02-20: an unknown path
+        return res.end('');
       }
-      if (url === '/__user-data') {
-        res.setHeader('content-type', 'application/json');
-        return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
-      }
-      if (url === '/__user-data/event' || url.startsWith('/__user-data/event?')) return userDataEvent(res, userData, url, body);
-      if (url === '/__user-data/refuse') {
-        userData.refuse(JSON.parse(body || '{}') as SubscribeRefusal);
-        return res.end('{}');
-      }
-      const apiKey = req.headers['x-mbx-apikey'] as string | undefined;
-      const v = verifySignature(keys, apiKey, url, body);
-      const record: RecordedRequest = { method: req.method ?? '', url, headers: req.headers, body, verified: v.ok, reason: v.reason };
-      records.push(record);
-      res.once('close', () => { if (!res.writableFinished) record.aborted = true; });
-      const answer = () => {
-        res.setHeader('content-type', 'application/json;charset=UTF-8');
-        res.setHeader('x-mbx-used-weight-1m', String(req.headers['x-test-used-weight'] ?? records.length));
-        if (v.ok === false) {
-          res.statusCode = 400;
-          return res.end(JSON.stringify({ code: -1022, msg: `Signature for this request is not valid. (${v.reason})` }));
+      if (url.split('?')[0] === '/sapi/v1/userListenToken' && req.method === 'POST') {
+        if (apiKey === undefined || !(apiKey in keys)) {
+          res.statusCode = 401;
+          return res.end(JSON.stringify({ code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }));
         }
-        if (url.split('?')[0] === '/api/v3/userDataStream') {
-          res.statusCode = 404; // retired on 2026-02-20: an unknown path
-          return res.end('');
-        }
-        if (url.split('?')[0] === '/sapi/v1/userListenToken' && req.method === 'POST') {
-          if (apiKey === undefined || !(apiKey in keys)) {
-            res.statusCode = 401;
-            return res.end(JSON.stringify({ code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }));
-          }
-          const sent = new URLSearchParams(`${url.split('?')[1] ?? ''}&${body}`);
-          const validity = Math.min(Number(sent.get('validity') ?? 86_400_000) || 86_400_000, 86_400_000);
-          const token = randomBytes(51).toString('base64');
-          const expirationTime = Date.now() + validity;
-          listenTokens.set(token, expirationTime);
-          return res.end(JSON.stringify({ token, expirationTime }));
-        }
-        if (url.startsWith('/api/v3/rateLimited')) {
-          res.statusCode = 429;
-          res.setHeader('retry-after', '7');
-        }
-        const big = Number(req.headers['x-test-body-bytes'] ?? 0);
-        if (big) {
-          // A large answer, with a length or (x-test-chunked) streamed in chunks without one.
-          const data = Buffer.alloc(big, 'abcdefghij');
-          if (req.headers['x-test-chunked']) {
-            for (let i = 0; i < big; i += 65536) res.write(data.subarray(i, i + 65536));
-            return res.end();
-          }
-          res.setHeader('content-length', big);
-          return res.end(data);
-        }
-        res.end(fixture(fixtures, req.method ?? '', url) ?? JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
-      };
-      const error = req.headers['x-test-error'];
-      if (typeof error === 'string') {
-        const [status, code] = error.split(' ');
-        res.statusCode = Number(status);
-        res.setHeader('content-type', 'application/json;charset=UTF-8');
-        return res.end(code === undefined ? '{}' : JSON.stringify({ code: Number(code), msg: 'test refusal' }));
+        const sent = new URLSearchParams(`${url.split('?')[1] ?? ''}&${body}`);
+        const validity = Math.min(Number(sent.get('validity') ?? 86_400_000) || 86_400_000, 86_400_000);
+        const token = randomBytes(51).toString('base64');
+        const expirationTime = Date.now() + validity;
+        listenTokens.set(token, expirationTime);
+        return res.end(JSON.stringify({ token, expirationTime }));
       }
-      const status = req.headers['x-test-status'];
-      if (status) {
-        // Written by hand: node refuses to send a status outside 100–999 itself.
-        const retry = req.headers['x-test-retry-after'] ? `retry-after: ${req.headers['x-test-retry-after']}\r\n` : '';
-        res.socket?.end(`HTTP/1.1 ${status} Odd\r\n${retry}content-length: 2\r\n\r\n{}`);
-        return;
+      if (url.startsWith('/api/v3/rateLimited')) {
+        res.statusCode = 429;
+        res.setHeader('retry-after', '7');
       }
-      const drip = Number(req.headers['x-test-drip-ms'] ?? 0);
-      if (drip) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('[');
-        const t = setInterval(() => res.write(' '), drip);
-        res.once('close', () => clearInterval(t));
-        return;
+      const big = Number(req.headers['x-test-body-bytes'] ?? 0);
+      if (big) {
+        // A large answer, with a length or (x-test-chunked) streamed in chunks without one.
+        const data = Buffer.alloc(big, 'abcdefghij');
+        if (req.headers['x-test-chunked']) {
+          for (let i = 0; i < big; i += 65536) res.write(data.subarray(i, i + 65536));
+          return res.end();
+        }
+        res.setHeader('content-length', big);
+        return res.end(data);
       }
-      if (req.headers['x-test-vary']) res.setHeader('vary', String(req.headers['x-test-vary']));
-      const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
-      if (delay) {
-        const timer = setTimeout(answer, delay);
-        res.once('close', () => clearTimeout(timer)); // a caller that gave up (or stop()) leaves no timer behind
-      } else answer();
-    });
-  });
+      res.end(fixture(fixtures, req.method ?? '', url) ?? JSON.stringify({ ok: true, method: req.method, url, verified: v.ok }));
+    };
+    const error = req.headers['x-test-error'];
+    if (typeof error === 'string') {
+      const [status, code] = error.split(' ');
+      res.statusCode = Number(status);
+      res.setHeader('content-type', 'application/json;charset=UTF-8');
+      return res.end(code === undefined ? '{}' : JSON.stringify({ code: Number(code), msg: 'test refusal' }));
+    }
+    const status = req.headers['x-test-status'];
+    if (status) {
+      // Written by hand: node refuses to send a status outside 100–999 itself.
+      const retry = req.headers['x-test-retry-after'] ? `retry-after: ${req.headers['x-test-retry-after']}\r\n` : '';
+      res.socket?.end(`HTTP/1.1 ${status} Odd\r\n${retry}content-length: 2\r\n\r\n{}`);
+      return;
+    }
+    const drip = Number(req.headers['x-test-drip-ms'] ?? 0);
+    if (drip) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      const t = setInterval(() => res.write(' '), drip);
+      res.once('close', () => clearInterval(t));
+      return;
+    }
+    if (req.headers['x-test-vary']) res.setHeader('vary', String(req.headers['x-test-vary']));
+    const delay = Number(req.headers['x-test-delay-ms'] ?? 0);
+    if (delay) {
+      const timer = setTimeout(answer, delay);
+      res.once('close', () => clearTimeout(timer)); // a caller that gave up (or stop()) leaves no timer behind
+    } else answer();
+  }));
   server.keepAliveTimeout = 60_000;
   userData = websocketApi(server, keys, listenTokens);
   return { server, records, userData };

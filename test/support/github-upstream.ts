@@ -9,6 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { onBody } from './request-body.js';
 
 export type GithubVersion = '2022-11-28' | '2026-03-10';
 
@@ -27,26 +28,22 @@ type Answer = { status: number; body?: unknown; headers?: Record<string, string>
 
 export async function startGithubUpstream(speaks: GithubVersion = '2022-11-28', port = 0): Promise<GithubUpstream> {
   const records: GithubRecord[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const url = req.url ?? '/';
-      if (url === '/__records') {
-        if (req.method === 'DELETE') records.length = 0;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return void res.end(req.method === 'DELETE' ? '{}' : JSON.stringify(records));
-      }
-      const record: GithubRecord = { method: req.method!, url, headers: req.headers, body };
-      records.push(record);
-      const a = answer(speaks, req.method!, url, req.headers, body, `http://${req.headers.host}`);
-      const text = a.body === undefined ? '' : JSON.stringify(a.body);
-      Object.assign(record, { status: a.status, answer: text });
-      res.writeHead(a.status, { ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), 'x-github-api-version-selected': speaks, ...a.headers });
-      res.end(text);
-    });
-  });
+  const server: Server = createServer((req, res) => onBody(req, (bytes) => {
+    const body = bytes.toString('utf8');
+    const url = req.url ?? '/';
+    if (url === '/__records') {
+      if (req.method === 'DELETE') records.length = 0;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(req.method === 'DELETE' ? '{}' : JSON.stringify(records));
+    }
+    const record: GithubRecord = { method: req.method!, url, headers: req.headers, body };
+    records.push(record);
+    const a = answer(speaks, req.method!, url, req.headers, body, `http://${req.headers.host}`);
+    const text = a.body === undefined ? '' : JSON.stringify(a.body);
+    Object.assign(record, { status: a.status, answer: text });
+    res.writeHead(a.status, { ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), 'x-github-api-version-selected': speaks, ...a.headers });
+    res.end(text);
+  }));
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -2,8 +2,6 @@
 // of an upstream that speaks only r2 and records what reaches it: each step kind of the demo
 // catalogue (json-demo.ts) carries an r1 client's request up and the answer back down, and a client
 // already at r2 passes byte for byte both ways.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { quickStop } from '../support/gateway.js';
@@ -11,8 +9,8 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { jsonDemoCatalogue } from './json-demo.js';
+import { recordingUpstream, type Answer as DemoAnswer, type Seen } from '../support/demo-service.js';
 
-interface Seen { method: string; url: string; headers: IncomingHttpHeaders; body: string }
 interface Answer { status: number; body?: string; type?: string }
 
 /** What the upstream answers, by "METHOD path" (else 200 with what it received). */
@@ -29,21 +27,10 @@ const ANSWERS: Record<string, Answer> = {
   'GET /repos/o/r/events/1': { status: 200, body: '{"id":1,"pull_request":{"number":3}}' },
 };
 
-async function recordingUpstream(): Promise<{ url: string; seen: Seen[]; server: Server }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      const a = ANSWERS[`${req.method} ${req.url}`] ?? { status: 200, body: JSON.stringify({ method: req.method, url: req.url }) };
-      res.writeHead(a.status, { 'content-type': a.type ?? 'application/json; charset=utf-8' });
-      res.end(a.body);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+/** The canned answer of a request, else 200 with what it received. */
+function answerOf(seen: Seen): DemoAnswer {
+  const a = ANSWERS[`${seen.method} ${seen.url}`] ?? { status: 200, body: JSON.stringify({ method: seen.method, url: seen.url }) };
+  return { status: a.status, headers: { 'content-type': a.type ?? 'application/json; charset=utf-8' }, body: a.body ?? '' };
 }
 
 const test = suite('version changes on JSON bodies, nested answers and status codes');
@@ -51,7 +38,7 @@ let up: Awaited<ReturnType<typeof recordingUpstream>>;
 let gw: RunningGateway;
 
 test.before(async () => {
-  up = await recordingUpstream();
+  up = await recordingUpstream(answerOf);
   const args = ['--port', '0', '--catalogue', jsonDemoCatalogue(), '--release', 'all', '--upstream', `demo=${up.url}`, ...quickStop([])];
   gw = await startGateway(readConfig(args, {}), { logger: createLogger('silent') });
 });

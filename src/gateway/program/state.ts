@@ -6,7 +6,7 @@ import type { ReleaseView } from '../../catalogue/resolve.js';
 import { GatewayError } from '../errors.js';
 import type { Program } from '../pipeline.js';
 import { ownerOf } from '../routes/route-table.js';
-import { profileOf, RELEASE_HEADER, type VersionChoice } from '../profile.js';
+import { profileOf, RELEASE_HEADER, RELEASE_HEADER_NAME, type VersionChoice } from '../profile.js';
 import type { Service } from '../../catalogue/model.js';
 
 /** One served release: its program and the views it was compiled from. */
@@ -92,7 +92,7 @@ export function select(state: GatewayState<unknown>, req: IncomingMessage): Sele
   if (served && (!owner?.service.versioned || owner.service.releases.some((r) => r.id === asked))) return { served, prefix };
   const line = owner?.service.versioned ? servedOf(state, owner.service) : [...state.byId.keys()];
   const of = owner?.service.versioned ? ` for ${owner.service.id}` : '';
-  const choose = 'Choose one with the X-Gateway-Release header or a /@<release>/ path prefix.';
+  const choose = `Choose one with the ${RELEASE_HEADER_NAME} header or a /@<release>/ path prefix.`;
   const error = new GatewayError('invalid', served
     ? `Release '${clip(asked)}' is not a release of ${owner!.service.id}, which owns ${clip(path)}; its served releases: ${line.join(', ')}. ${choose}`
     : line.length

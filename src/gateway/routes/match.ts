@@ -63,9 +63,6 @@ export class PathIndex<T> {
 
   /** The first match that holds an item `pick` accepts, and that item. */
   first(path: string, pick: (item: T) => boolean): { item: T; match: PathMatch<T> } | undefined {
-    const exact = this.exact.get(path);
-    if (exact) for (const item of exact) if (pick(item)) return { item, match: { items: exact, template: null, values: [] } };
-    if (!this.templated) return undefined;
     for (const match of this.matches(path)) for (const item of match.items) if (pick(item)) return { item, match };
     return undefined;
   }

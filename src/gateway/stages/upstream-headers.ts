@@ -6,14 +6,21 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Route } from '../routes/route-table.js';
 
-/** The version header value the upstream of `route` is sent, or undefined when its service has none. */
+/**
+ * The version header value the upstream of `route` is sent, or undefined when its service has none.
+ * Worked out on the route's first forward and kept with it (a reload that moves the upstream's
+ * release builds new routes).
+ */
 export function upstreamVersion(route: Route, upstreamRelease: Readonly<Record<string, string>>): [string, string] | undefined {
   const v = route.profile.version;
   if (v === null) return undefined;
+  if (route.cache.has('upstreamVersion')) return route.cache.get('upstreamVersion') as [string, string] | undefined;
   const service = route.view.service;
   const release = upstreamRelease[service.id] ?? service.upstreamRelease ?? service.releases.at(-1)?.id;
   const value = release === undefined ? undefined : v.valueFor(release);
-  return value === undefined ? undefined : [v.header, value];
+  const pair: [string, string] | undefined = value === undefined ? undefined : [v.header, value];
+  route.cache.set('upstreamVersion', pair);
+  return pair;
 }
 
 // A Host header that can stand in a URL as it is (name or address, optional port); anything else leaves Link alone.
