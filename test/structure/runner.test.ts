@@ -32,8 +32,11 @@ const FILES: Record<string, string> = {
   'i-own-process.test.js': `// test-runner: own process\ntest('i', () => { assert.is(globalThis.UVU_DEFER, undefined, 'not in a lane'); });\ntest.run();\n`,
 };
 
-/** Run the runner, one lane, on test files `files` (name → source after the imports), in that order. */
-async function runner(files: Record<string, string>): Promise<{ code: number; stdout: string }> {
+/**
+ * Run the runner, one lane, on test files `files` (name → source after the imports), in that order.
+ * `limitS`: the per-file limit (short, so the hang case is quick).
+ */
+async function runner(files: Record<string, string>, limitS = 3): Promise<{ code: number; stdout: string }> {
   const dir = tempDir('runner-');
   const names = Object.keys(files);
   for (const name of names) writeFileSync(join(dir, name), head + files[name]);
@@ -42,7 +45,7 @@ async function runner(files: Record<string, string>): Promise<{ code: number; st
   // Not TEST_TOTALS_FILE: the fixtures' counts are not the suite's (.ci/run adds that file up).
   const { TEST_TOTALS_FILE, ...env } = process.env; // eslint-disable-line @typescript-eslint/no-unused-vars
   return run(process.execPath, [...NODE_FLAGS, join(ROOT, 'test', 'run.mjs')], {
-    cwd: ROOT, timeout: 60_000, env: { ...env, TEST_RUN_DIR: dir, TEST_CONCURRENCY: '1', TEST_FILE_LIMIT_S: '3', TEST_LANE_GRACE_S: '1' },
+    cwd: ROOT, timeout: 60_000, env: { ...env, TEST_RUN_DIR: dir, TEST_CONCURRENCY: '1', TEST_FILE_LIMIT_S: String(limitS), TEST_LANE_GRACE_S: '1' },
   }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
 }
 
@@ -120,7 +123,7 @@ test('a lane that dies after it was given a file but before it began it: the fil
   const r = await runner({
     'a-stuck.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); ${killer}; setTimeout(() => { for (;;); }, 0); });\ntest.run();\n`,
     'b-given.test.js': passing('b'),
-  });
+  }, 20); // the file given to the stuck lane waits for the kill: on a loaded machine \`sleep 0.5; kill\` took longer than 3 s
   assertLaneDiedBetween(r, 'a-stuck', 'b-given');
 });
 
