@@ -4,7 +4,8 @@
 // --worker-stall ms: a request that spins forever would otherwise hold its share of the port
 // hostage), and stops them all on SIGINT/SIGTERM. The gateway holds no state
 // between requests, so workers need nothing from each other — except that a metrics scrape and
-// GET /_gateway/drift answered by one worker show them all (cluster-metrics.ts, cluster-drift.ts).
+// GET /_gateway/drift answered by one worker show them all (cluster-metrics.ts, cluster-drift.ts),
+// and the listen-key bridge keeps its keys and subscription here, one for all (cluster-user-data.ts).
 // Workers accept from the one shared listening socket (SCHED_NONE), not through the primary's
 // round robin: a round-robin primary accepts a connection and hands it to a worker over IPC, and a
 // connection handed to a worker that froze or died is neither served nor closed (the primary keeps
@@ -19,6 +20,8 @@ import { pinReleases } from './catalogue/pin.js';
 import type { GatewayConfig } from './config.js';
 import { serveAggregateDrift } from './cluster-drift.js';
 import { serveAggregateMetrics } from './cluster-metrics.js';
+import { serveUserDataAcrossWorkers } from './cluster-user-data.js';
+import { signedSubscribeParams } from './gateway/user-data/bridge.js';
 import { createLogger, type Logger } from './log.js';
 import { restUpstreams } from './server.js';
 import { printLine } from './stdout-line.js';
@@ -73,11 +76,12 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
   const { catalogue } = await loadCatalogueAtStart(config.catalogue, { cacheDir: config.cacheDir });
   const views = pinReleases(catalogue, config.release).default.views;
   restUpstreams(catalogue, config.upstreams);
-  securityHooks(config, views, createLogger('silent'));
+  const signing = securityHooks(config, views, createLogger('silent')).websocket.signing;
   readTls(config); // an unreadable or mismatched certificate is said once, here, not by every worker
 
   serveAggregateMetrics();
   serveAggregateDrift();
+  serveUserDataAcrossWorkers(signing && { signedParams: signedSubscribeParams(signing), logger });
   let ready = 0;
   let stopping = false;
   let serving = false;

@@ -28,8 +28,10 @@ import { createReloader, type Reloader } from './server/reload.js';
 import { createHttpServer, listen, reconfigureServer } from './server/http-server.js';
 import { readTls } from './server/tls.js';
 import { restUpstreams } from './server/upstreams.js';
-import { userDataFor } from './server/user-data.js';
+import { userDataSide } from './server/user-data.js';
 import type { UserDataBridge } from './gateway/user-data/bridge.js';
+import { revokedTokens } from './gateway/client-auth/revoked.js';
+import { readTokensFile } from './gateway/client-auth/tokens.js';
 import { watchForReload } from './server/watch.js';
 import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
 import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
@@ -96,13 +98,14 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataSide(limits, logger, opts.websocket?.userDataExpiresAfterMs);
+  userData.apply(config, pinned.default.views, security.websocket.signing);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const beforeProxy = opts.beforeProxy ?? [];
   const gateway = createGateway({
     pinned, plugins: opts.plugins ?? builders!.plugins, logger,
-    ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash, userData),
+    ...programOptions(config, loaded.catalogue, security, limits, beforeProxy, loaded.hash, userData.bridge),
     ready: () => ready, reload: (trigger) => reloader.reload(trigger), lastReload: () => reloader.last(),
     health: () => (fleet ? { fleet: fleet.status() } : {}),
   });
@@ -118,17 +121,30 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       opts.onReload?.(outcome);
     },
     serving: () => serving, hash: () => gateway.state().hash,
+    revoke(cfg) {
+      if (!cfg.tokensFile || !wsSecurity.tokens) return; // no tokens file now: the reload's apply withdraws the old tokens
+      let next;
+      try {
+        next = readTokensFile(cfg.tokensFile);
+      } catch {
+        return; // an unreadable file: the reload refuses it and says why
+      }
+      revoke(revokedTokens(wsSecurity.tokens, next));
+    },
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent')), nextTls = readTls(cfg); // a bad TLS file refuses the reload
       // The limits and settings of the new catalogue and configuration, counts kept by limit; back if the swap fails.
       const before = reloader.config();
       limits.reconfigure(cfg, nextPinned.default.views);
+      userData.apply(cfg, nextPinned.default.views, nextSecurity.websocket.signing);
       try {
-        gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash, userData));
+        gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash, userData.bridge));
       } catch (e) {
         limits.reconfigure(before, serving.default.views);
+        userData.apply(before, serving.default.views, wsSecurity.signing);
         throw e;
       }
+      revoke(revokedTokens(wsSecurity.tokens, nextSecurity.websocket.tokens));
       wsSecurity = nextSecurity.websocket;
       gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
@@ -137,7 +153,15 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData }), logger);
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData: userData.bridge }), logger);
+  /** Tokens a reload removed or narrowed lose their open websockets and listen keys (1008), not only their next request. */
+  const revoke = (tokens: Set<string>) => {
+    if (!tokens.size) return;
+    // The serving entries are refused from now on (REST, and each websocket-API frame), before the reload completes.
+    for (const t of wsSecurity.tokens ?? []) if (tokens.has(t.name)) t.revoked = true;
+    const closed = websockets.revoke(tokens) + (userData.bridge?.revoke([...tokens]) ?? 0);
+    logger.info(`reload revoked client token(s) ${[...tokens].join(', ')}: closed ${closed} websocket connection(s) with 1008`);
+  };
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
@@ -160,7 +184,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     logger,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs, acceptGraceMs = reloader.config().acceptGraceMs) =>
-      (closing ??= (ready = false, watching?.close(), userData?.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs).finally(() => probes?.close()))),
+      (closing ??= (ready = false, watching?.close(), userData.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs).finally(() => probes?.close()))),
     reload: (trigger = 'reload()') => reloader.reload(trigger),
   };
 }

@@ -23,6 +23,8 @@ export interface ReloadSteps {
   serving: () => PinnedReleases;
   hash: () => string;
   logger: Logger;
+  /** Withdraw what the configuration's tokens file no longer grants, at once (a revocation does not wait for the compile, nor depend on it). */
+  revoke?: (cfg: GatewayConfig) => void;
   /** Told after every reload. */
   onReload?: (outcome: ReloadOutcome) => void;
 }
@@ -58,6 +60,7 @@ export function createReloader(startConfig: GatewayConfig, startCatalogue: Catal
     const at = new Date().toISOString();
     try {
       const cfg = keepRestartOnly(steps.reread(), applied, steps.logger);
+      steps.revoke?.(cfg); // before the catalogue is read and compiled: a revoked token loses its access now
       const unpinned = !cfg.release.all?.length && !Object.keys(cfg.release.byService).length;
       const spec: ReleaseSpec = unpinned && !cfg.followNewest ? { ...startPin, default: cfg.release.default } : cfg.release;
       const next = await loadCatalogueOffLoop(cfg.catalogue, { cacheDir: cfg.cacheDir }); // read, parse, check and build on a worker thread

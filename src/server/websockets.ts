@@ -81,6 +81,7 @@ export function lazyWebsockets(gateway: Gateway, optionsFor: (served: Served) =>
       for (const w of made.values()) add(sum, w.stats());
       return sum;
     },
+    revoke: (tokens) => [...made.values()].reduce((n, w) => n + w.revoke(tokens), 0),
     afterReload(state, close) {
       const out = { gone: 0, closed: 0 };
       for (const [served, w] of made) {

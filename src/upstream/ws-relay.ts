@@ -13,15 +13,19 @@ import { Outbox } from './ws-outbox.js';
 
 /**
  * undefined: forward the client frame; a string: answer the client with it instead; `forward`:
- * send these bytes upstream in its place, as text (a frame the gateway signed).
+ * send these bytes upstream in its place, as text (a frame the gateway signed). A promise of one of
+ * these (an answer from another process) holds the frames behind it until it is settled.
  */
-export type Inspect = (data: Buffer, isBinary: boolean) => string | { forward: Buffer | string } | undefined;
+export type Inspect = (data: Buffer, isBinary: boolean) => InspectAnswer;
+/** An inspect that may answer later (from another process): the frames behind it wait. */
+export type AwaitingInspect = (data: Buffer, isBinary: boolean) => InspectAnswer | Promise<InspectAnswer>;
+export type InspectAnswer = string | { forward: Buffer | string } | undefined;
 
 export interface RelayOptions {
   /** Bytes allowed to wait for a slow client before it is closed with 1008. */
   maxBufferedBytes: number;
   /** Check a client frame before it is forwarded. */
-  inspect?: Inspect;
+  inspect?: AwaitingInspect;
   /** Rewrite an upstream frame before the client gets it (undefined: as it came); absent on stream connections. */
   inspectDown?: (data: Buffer, isBinary: boolean) => string | undefined;
   /** Called when the gateway closes a client that reads too slowly. */
@@ -47,6 +51,9 @@ export interface RelayEnd {
   framesDown: number;
 }
 
+/** Client frames that may wait behind an awaited answer (a bridged call answered by the primary under --workers). */
+const MAX_WAITING_FRAMES = 1024;
+
 const open = (ws: WebSocket) => ws.readyState === WebSocket.OPEN;
 
 const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
@@ -63,6 +70,8 @@ export class Relay {
   private readonly toUpstream: Outbox;
   /** Reading the client is paused because the upstream has not taken what it sent. */
   private clientHeld = false;
+  /** Client frames waiting behind an answer inspect gave as a promise (undefined: none awaited). */
+  private waiting: { data: Buffer; isBinary: boolean }[] | undefined;
   private holdTimer: NodeJS.Timeout | undefined;
   /** Resolves when both sides are closed. */
   readonly done: Promise<void>;
@@ -104,17 +113,54 @@ export class Relay {
     client.on('message', (raw, isBinary) => {
       if (!open(upstream) || this.cause) return;
       const data = asBuffer(raw);
+      // Frames keep their order: behind an answer still to come, a frame waits its turn.
+      if (this.waiting) return this.queue(data, isBinary);
       const answer = inspect?.(data, isBinary);
-      if (typeof answer === 'string') {
-        this.toClient.send(answer, false);
-        this.checkClient();
-        return;
-      }
-      this.framesUp++;
-      if (answer) this.toUpstream.send(answer.forward, false); // [wssign] rewritten (signed) frame
-      else this.toUpstream.send(data, isBinary);
-      this.checkUpstream();
+      if (answer instanceof Promise) return this.await(answer, data, isBinary);
+      this.take(data, isBinary, answer);
     });
+  }
+
+  /** What inspect said of a client frame, done: answered, forwarded rewritten, or forwarded as it came. */
+  private take(data: Buffer, isBinary: boolean, answer: InspectAnswer): void {
+    if (!open(this.upstream) || this.cause || !open(this.client)) return;
+    if (typeof answer === 'string') {
+      this.toClient.send(answer, false);
+      this.checkClient();
+      return;
+    }
+    this.framesUp++;
+    if (answer) this.toUpstream.send(answer.forward, false); // [wssign] rewritten (signed) frame
+    else this.toUpstream.send(data, isBinary);
+    this.checkUpstream();
+  }
+
+  /** An answer still to come: frames behind it wait (this.waiting) and are inspected in order once it is taken. */
+  private await(answer: Promise<InspectAnswer>, data: Buffer, isBinary: boolean): void {
+    this.waiting ??= [];
+    void answer.then((a) => this.take(data, isBinary, a), () => this.take(data, isBinary, undefined)).finally(() => this.drain());
+  }
+
+  private drain(): void {
+    const q = this.waiting!;
+    while (q.length && !this.cause && open(this.upstream)) {
+      const f = q.shift()!;
+      const a = this.opts.inspect!(f.data, f.isBinary);
+      if (a instanceof Promise) return this.await(a, f.data, f.isBinary);
+      this.take(f.data, f.isBinary, a);
+    }
+    this.waiting = undefined;
+  }
+
+  private queue(data: Buffer, isBinary: boolean): void {
+    // A client that floods while its answers are awaited is closed like one that does not read.
+    if (this.waiting!.length >= MAX_WAITING_FRAMES) {
+      this.cause = 'slow-client';
+      this.client.close(1008, `more than ${MAX_WAITING_FRAMES} frames sent while the gateway's answer was awaited`);
+      if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'client flooding');
+      return;
+    }
+    this.waiting!.push({ data, isBinary });
   }
 
   /**
@@ -189,10 +235,10 @@ export class Relay {
    * Close both sides because the gateway no longer serves what this connection relays (a reload
    * removed its stream): the client gets 1001 and `reason`. False if it was closing already.
    */
-  closeGone(reason: string): boolean {
+  closeGone(reason: string, code = 1001): boolean {
     if (this.cause || this.client.readyState !== WebSocket.OPEN) return false;
     this.cause = 'gone';
-    this.client.close(1001, shortReason(reason));
+    this.client.close(code, shortReason(reason));
     if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'client closed by the gateway');
     this.releaseClient(); // a held client could not read its close frame
     return true;

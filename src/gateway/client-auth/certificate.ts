@@ -29,7 +29,7 @@ export const connectionOf = (headers: IncomingHttpHeaders): Socket | undefined =
 export function certificateEntry(tokens: readonly TokenEntry[], socket: Socket | undefined): TokenEntry | undefined {
   const id = socket && identityOf(socket);
   if (!id) return undefined;
-  return tokens.find((t) => t.certificate && (t.certificate.fingerprint ? t.certificate.fingerprint === id.fingerprint : t.certificate.subject === id.subject));
+  return tokens.find((t) => t.certificate && !t.revoked && (t.certificate.fingerprint ? t.certificate.fingerprint === id.fingerprint : t.certificate.subject === id.subject));
 }
 
 function identityOf(socket: Socket): Identity | null {

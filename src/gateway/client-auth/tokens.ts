@@ -57,6 +57,8 @@ export interface TokenEntry {
   methods: Set<string> | null;
   allow: AllowEntry[];
   rights: ReadonlySet<Right>;
+  /** Set when a reload finds the entry removed or narrowed in the tokens file: refused from then on, before the reload completes. */
+  revoked?: true;
 }
 
 export const sha256 = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -75,12 +77,12 @@ export function bearerToken(header: string | undefined): string | null | undefin
   return BEARER.exec(header)?.[1] ?? null;
 }
 
-/** The entry of a token, in constant time in the token: every entry is compared, none short-circuits. */
+/** The entry of a token, in constant time in the token: every entry is compared, none short-circuits. A revoked entry is no entry. */
 export function findToken(tokens: readonly TokenEntry[], token: string): TokenEntry | undefined {
   const digest = sha256(token);
   let found: TokenEntry | undefined;
   for (const t of tokens) if (t.digest && timingSafeEqual(t.digest, digest)) found = t;
-  return found;
+  return found?.revoked ? undefined : found;
 }
 
 /** Read and check a tokens file; `source` names the setting in messages (e.g. GATEWAY_TOKENS_FILE). */

@@ -40,7 +40,7 @@ export class ListenKeys {
   /** Per owner, oldest first. */
   private readonly byOwner = new Map<string, HeldKey[]>();
 
-  constructor(readonly limits: ListenKeyLimits, private readonly onExpired: (held: HeldKey) => void, private readonly clock: () => number = Date.now) {}
+  constructor(private limits: ListenKeyLimits, private readonly onExpired: (held: HeldKey) => void, private readonly clock: () => number = Date.now) {}
 
   get size(): number {
     return this.byKey.size;
@@ -83,6 +83,16 @@ export class ListenKeys {
     const held = this.get(owner, key);
     if (held) this.forget(held);
     return held;
+  }
+
+  /** The keys `owner` holds, oldest first (a copy). */
+  ownedBy(owner: string): HeldKey[] {
+    return [...(this.byOwner.get(owner) ?? [])];
+  }
+
+  /** New bounds (a reload): keys held stay until they end; a new lifetime applies from their next renewal. */
+  relimit(limits: ListenKeyLimits): void {
+    this.limits = limits;
   }
 
   /** Forget every key (the gateway is closing). */

@@ -2,7 +2,7 @@
 // template alive at the release, or a websocket API served there; and the frame check each
 // admitted connection relays through (stream SUBSCRIBEs, websocket-API requests and their charge).
 import { lifecycleFacts } from '../../catalogue/lifecycle.js';
-import type { Inspect } from '../../upstream/ws-relay.js';
+import type { AwaitingInspect, Inspect } from '../../upstream/ws-relay.js';
 import { userDataOperations } from '../../catalogue/user-data-streams.js';
 import { allowsUserData } from '../client-auth/tokens.js';
 import { GatewayError } from '../errors.js';
@@ -18,7 +18,10 @@ import type { Attempt } from './upgrade-record.js';
 export interface Admitted {
   svc: ServiceWs;
   base: string;
-  inspect: Inspect;
+  /** The catalogue's check of a client frame. */
+  check: Inspect;
+  /** What the relay runs on each client frame: the check, wrapped by signing mode and tokens ([wssign]). */
+  inspect: AwaitingInspect;
   /** [version changes] Answers migrated down, on a websocket-API connection at an older release. */
   inspectDown?: DownInspect;
   /** What the connection relays, kept up to date by its SUBSCRIBE / UNSUBSCRIBE frames. */
@@ -60,7 +63,8 @@ function admitStreams(ctx: WsContext, routeNames: string[], at: Attempt): Admitt
       else if (names.size < MAX_TRACKED_NAMES) names.add(n);
     }
   };
-  return { svc, base: svc.streams.base, inspect: (data) => checkStreamFrame(matcher, data, track), subject };
+  const check: Inspect = (data) => checkStreamFrame(matcher, data, track);
+  return { svc, base: svc.streams.base, check, inspect: check, subject };
 }
 
 function admitWsApi(ctx: WsContext, path: string, at: Attempt): Admitted {
@@ -84,13 +88,14 @@ function admitWsApi(ctx: WsContext, path: string, at: Attempt): Admitted {
   const charge: FrameCharge | undefined = limits && ((method, params) => limits.chargeFrame(view.service.id, method, params, authorization));
   const migrated = svc.migrations?.wsApi(checker, served, charge); // [version changes]
   const inspect: Inspect = migrated?.up ?? ((data) => checker.check(data, served, charge));
-  return { svc, base: svc.wsApi.base, inspect, inspectDown: migrated?.down, subject: { kind: 'wsApi', service: view.service.id, release: svc.release, names: new Set() } };
+  return { svc, base: svc.wsApi.base, check: inspect, inspect, inspectDown: migrated?.down, subject: { kind: 'wsApi', service: view.service.id, release: svc.release, names: new Set() } };
 }
 
 /** [wssign] Signing mode / tokens on an admitted connection: per-frame token check and signing, user-data keep-alive. */
 export function secure(guard: WsGuard, admitted: Admitted, at: Attempt, token: ReturnType<WsGuard['admitUpgrade']>): void {
   const { route } = at;
-  if (route?.kind === 'wsApi') admitted.inspect = guard.wsApiInspect(admitted.svc.wsApi!.checker, admitted.inspect, token, admitted.svc.migrations?.bridged.methods);
+  admitted.subject.token = token?.name;
+  if (route?.kind === 'wsApi') admitted.inspect = guard.wsApiInspect(admitted.svc.wsApi!.checker, admitted.check, token, admitted.svc.migrations?.bridged.methods);
   else if (route?.kind === 'streams') {
     // The account's user data is a right of its own: checked before anything is dialled or held.
     const userData = userDataOperations(admitted.svc.view.service);

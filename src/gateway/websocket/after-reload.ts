@@ -15,6 +15,17 @@ export interface OpenSubject {
   release: string | undefined;
   /** Stream names of the URL and of the SUBSCRIBEs forwarded since (streams only). */
   names: ReadonlySet<string>;
+  /** The client token's name, when tokens are configured (a reload that revokes it closes the connection). */
+  token?: string;
+}
+
+/** Close (1008) the open `relays` of these client tokens: a reload removed them or took rights away. */
+export function closeRevoked(relays: ReadonlyMap<Relay, OpenSubject>, tokens: ReadonlySet<string>): number {
+  let closed = 0;
+  for (const [relay, subject] of relays) {
+    if (subject.token !== undefined && tokens.has(subject.token) && relay.closeGone('client token revoked', 1008)) closed++;
+  }
+  return closed;
 }
 
 /**

@@ -82,6 +82,8 @@ export interface WebsocketGateway {
    * close the ones whose subject is gone when `close` is set; the others keep running.
    */
   afterReload(next: ReleaseView[] | undefined, close: boolean): AfterReload;
+  /** Close (1008) every open connection of these client tokens (a reload removed them or narrowed their rights); how many. */
+  revoke(tokens: ReadonlySet<string>): number;
   /** Refuse new upgrades, close every connection (terminating laggards), resolve when all are gone. */
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@
 // the client's bytes.
 import { currentAt } from '../../catalogue/lifecycle.js';
 import type { WsMethod } from '../../catalogue/model.js';
-import type { Inspect } from '../../upstream/ws-relay.js';
+import type { AwaitingInspect, Inspect } from '../../upstream/ws-relay.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
@@ -66,7 +66,7 @@ function methodOf(frame: Buffer | string): string | undefined {
  * The inspect of one websocket-API connection in signing mode: `check` is the catalogue's (its
  * answer wins), `token` the connection's client token (undefined: no tokens configured).
  */
-export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined, bridged?: { methods: ReadonlyMap<string, string>; bridge?: UserDataBridge }): Inspect {
+export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined, bridged?: { methods: ReadonlyMap<string, string>; bridge?: UserDataBridge }): AwaitingInspect {
   const service = checker.view.service;
   const userData = userDataOperations(service);
   const ours = signing?.service === service.id ? signing : undefined;
@@ -80,6 +80,7 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
     const answerError = (e: GatewayError) => writeJson({ id: idOf(req!.id), status: e.status, error: envelope(service, e.reason, e.message) });
     const refuse = (message: string) => answerError(new GatewayError('forbidden', message));
     const isUserData = name !== undefined && userData.has(`ws-api ${name}`);
+    if (token?.revoked) return refuse(`Client token "${token.name}" was revoked by a reload of the tokens file.`);
     // The account's user data is a right of its own: the right allows its methods, `ws:` entries do not.
     if (token && name !== undefined && (isUserData ? !allowsUserData(token) : !allowsWsMethod(token, name))) {
       return refuse(`Client token "${token.name}" is not allowed to call ${name}${isUserData ? ' (the account\'s user data: the token needs the user-data right in the tokens file)' : ''}.`);
@@ -87,13 +88,14 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
     // [user data] A method the listen-key bridge answers (signing mode): answered here, never forwarded.
     const action = name === undefined ? undefined : bridged?.methods.get(name);
     if (action !== undefined && bridged?.bridge) {
-      try {
-        const params = isJsonObject(req!.params) ? req!.params : {};
-        return writeJson({ id: idOf(req!.id), status: 200, result: bridged.bridge.act(action, token?.name ?? '', params.listenKey as string | undefined).body });
-      } catch (e) {
-        if (!(e instanceof GatewayError)) throw e;
-        return answerError(e);
-      }
+      const params = isJsonObject(req!.params) ? req!.params : {};
+      return bridged.bridge.act(action, token?.name ?? '', params.listenKey as string | undefined).then(
+        (out) => writeJson({ id: idOf(req!.id), status: 200, result: out.body }),
+        (e) => {
+          if (!(e instanceof GatewayError)) throw e;
+          return answerError(e);
+        },
+      );
     }
     const answer = check(data, isBinary);
     if (token && name !== undefined && typeof answer === 'object') {

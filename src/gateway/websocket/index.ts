@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import { admit, secure } from './admission.js';
-import { closeGone } from './after-reload.js';
+import { closeGone, closeRevoked } from './after-reload.js';
 import { wsContext, type WsContext } from './context.js';
 import type { WebsocketGateway, WebsocketOptions } from './contract.js';
 import { dial } from './dial.js';
@@ -36,6 +36,7 @@ export function createWebsocketGateway(opts: WebsocketOptions): WebsocketGateway
       refuseError(ctx, at, socket, e, undefined);
     },
     stats: () => ({ open: ctx.relays.size, connecting: ctx.connecting.size, ...ctx.counts }),
+    revoke: (tokens) => closeRevoked(ctx.relays, tokens),
     afterReload(next, close) {
       const out = closeGone(ctx.relays, next, close);
       ctx.counts.reloadClosed += out.closed;
@@ -71,7 +72,7 @@ function upgrade(ctx: WsContext, req: IncomingMessage, socket: Duplex, head: Buf
     const admitted = admit(ctx, at.route, at);
     if (ctx.guard) secure(ctx.guard, admitted, at, token); // [wssign]
     const protocols = checkHandshake(req);
-    if (at.route.kind === 'streams' && feedsUserData(ctx, admitted, at)) return acceptUserData(ctx, at, socket, head, at.route, token); // [user data]
+    if (at.route.kind === 'streams' && feedsUserData(ctx, admitted, at)) return void acceptUserData(ctx, at, socket, head, at.route, token).catch((e: unknown) => refuseThrown(ctx, at, socket, e)); // [user data]
     dial(ctx, at, socket, head, at.route, admitted, protocols);
   } catch (e) {
     refuseThrown(ctx, at, socket, e);

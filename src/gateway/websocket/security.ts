@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ReleaseView } from '../../catalogue/resolve.js';
 import type { Logger } from '../../log.js';
-import type { Inspect } from '../../upstream/ws-relay.js';
+import type { AwaitingInspect, Inspect } from '../../upstream/ws-relay.js';
 import type { TokenEntry } from '../client-auth/tokens.js';
 import type { CrossSiteGuard } from '../stages/cross-site.js';
 import { signingInspect, supplyParams, type WsSigning } from './frame-signing.js';
@@ -46,7 +46,7 @@ export interface WsGuard {
   /** Check the upgrade request (401 / 403 as a GatewayError); the client's token entry, if tokens are configured. */
   admitUpgrade(req: IncomingMessage): TokenEntry | undefined;
   /** The inspect of a websocket-API connection: token check per frame, catalogue check, signing; `bridged`: the methods the listen-key bridge answers. */
-  wsApiInspect(checker: WsApiChecker, check: Inspect, token: TokenEntry | undefined, bridged?: ReadonlyMap<string, string>): Inspect;
+  wsApiInspect(checker: WsApiChecker, check: Inspect, token: TokenEntry | undefined, bridged?: ReadonlyMap<string, string>): AwaitingInspect;
   /**
    * For a stream connection: what to call once it is open (keeps its user-data streams alive) and
    * which returns what to call when it ends; undefined when it carries none.

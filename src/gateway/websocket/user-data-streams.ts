@@ -18,8 +18,8 @@ export function feedsUserData(ctx: WsContext, admitted: Admitted, at: Attempt): 
   return bridged !== undefined && bridged.size > 0 && (at.templates ?? []).some((t) => bridged.has(t));
 }
 
-/** Accept the client and feed it from the bridge; a refusal is thrown as a GatewayError (answered by the caller). */
-export function acceptUserData(ctx: WsContext, at: Attempt, socket: Duplex, head: Buffer, route: Extract<WsRoute, { kind: 'streams' }>, token: TokenEntry | undefined): void {
+/** Accept the client and feed it from the bridge; a refusal is thrown or rejected as a GatewayError (answered by the caller). */
+export async function acceptUserData(ctx: WsContext, at: Attempt, socket: Duplex, head: Buffer, route: Extract<WsRoute, { kind: 'streams' }>, token: TokenEntry | undefined): Promise<void> {
   const bridge = ctx.opts.userData;
   const svc = ctx.streamsService!;
   const bridged = svc.migrations!.bridged.streams;
@@ -28,12 +28,15 @@ export function acceptUserData(ctx: WsContext, at: Attempt, socket: Duplex, head
     throw new GatewayError('invalid', 'A listen-key stream is fed by the gateway itself: open it on a connection of its own, without market streams beside it.');
   }
   const owner = token?.name ?? '';
-  if (!bridge.owns(owner, route.names)) throw new GatewayError('invalid', 'This listenKey does not exist.');
-  const bounded = bridge.streamRefusal(owner);
-  if (bounded) throw new GatewayError('tooManyRequests', bounded);
+  await bridge.admit(owner, route.names); // its keys, within its token's bound of streams (counted from here)
   ctx.releaseOf.set(at.req, svc.release);
   at.release = svc.release;
+  let fed = false;
+  // A client that left while it was admitted is never fed: its stream is given back.
+  socket.once('close', () => { if (!fed) bridge.abandon(owner); });
+  if (socket.destroyed) return;
   ctx.wss.handleUpgrade(at.req, socket, head, (client) => {
+    fed = true;
     ctx.counts.accepted++;
     record(ctx, at, 101, (socket as Socket).bytesWritten);
     bridge.feed(client, route.names, route.combined, owner);
