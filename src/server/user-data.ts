@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../config.js';
 import { remoteStore } from '../cluster-user-data.js';
 import type { RateLimiting } from '../gateway/rate-limit/setup.js';
 import { bridgeDefinition, signedSubscribeParams, UserDataBridge } from '../gateway/user-data/bridge.js';
+import { RedisStore } from '../gateway/user-data/redis-store.js';
 import { InProcessStore, LocalStore, type StoreDefinition } from '../gateway/user-data/store.js';
 import type { WsSigning } from '../gateway/websocket/frame-signing.js';
 import { wsApiBase } from '../gateway/websocket/routes.js';
@@ -49,8 +50,12 @@ export interface UserDataSide {
   close(): void;
 }
 
-/** The bridge's store lives in this process, or in the primary under --workers (whose key is the one it started with). */
-export function userDataSide(limits: RateLimiting, logger: Logger, expiresAfterMs?: number): UserDataSide {
+/**
+ * The bridge's store lives in Redis when the fleet is on (shared by every replica and worker), else in
+ * the primary under --workers (whose key is the one it started with), else in this process.
+ * `pollMs`: how often a fleet replica looks for keys ended elsewhere (tests shorten it).
+ */
+export function userDataSide(limits: RateLimiting, logger: Logger, expiresAfterMs?: number, pollMs?: number): UserDataSide {
   let bridge: UserDataBridge | undefined;
   let signing: WsSigning | undefined;
   let charge: ReturnType<typeof chargeOf> | undefined;
@@ -68,9 +73,10 @@ export function userDataSide(limits: RateLimiting, logger: Logger, expiresAfterM
       signing = nextSigning;
       charge = chargeOf(cfg, views, nextSigning, limits);
       if (bridge) return bridge.redefine(def, cfg.wsMaxBuffered);
-      bridge = new UserDataBridge(def, cfg.wsMaxBuffered, logger, (listener) => cluster.isWorker
-        ? remoteStore(listener, logger)
-        : new InProcessStore(new LocalStore(def, parts), listener));
+      const fleet = cfg.fleet !== 'off' ? cfg.fleet : undefined;
+      bridge = new UserDataBridge(def, cfg.wsMaxBuffered, logger, (listener) => fleet
+        ? new RedisStore(def, parts, fleet, { ...listener, watching: listener.watching! }, pollMs)
+        : cluster.isWorker ? remoteStore(listener, logger) : new InProcessStore(new LocalStore(def, parts), listener));
     },
     close: () => bridge?.close(),
   };

@@ -84,7 +84,7 @@ export class UserDataBridge {
   private readonly all = new Set<Sink>();
 
   constructor(private def: StoreDefinition, private maxBufferedBytes: number, private readonly logger: Logger, makeStore: (l: StoreListener) => UserDataStore) {
-    this.store = makeStore({ event: (e) => this.event(e), ended: (k, how) => this.ended(k, how) });
+    this.store = makeStore({ event: (e) => this.event(e), ended: (k, how) => this.ended(k, how), watching: () => this.sinks.keys() });
     this.store.define(def);
   }
 

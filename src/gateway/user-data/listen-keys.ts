@@ -29,7 +29,8 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** The length of the exchange's listen keys (streams.yaml: ^[A-Za-z0-9]{60}$). */
 const LENGTH = 60;
 
-function mint(): string {
+/** A new listen key: 60 letters and digits from the system's CSPRNG. */
+export function listenKeyMint(): string {
   let out = '';
   for (let i = 0; i < LENGTH; i++) out += ALPHABET[randomInt(ALPHABET.length)];
   return out;
@@ -57,8 +58,8 @@ export class ListenKeys {
     if (this.byKey.size >= this.limits.total) {
       throw new GatewayError('overloaded', `The gateway holds its bound of ${this.limits.total} listen keys (GATEWAY_USER_DATA_KEYS); close unused ones or retry later.`, { 'retry-after': '60' });
     }
-    let key = mint();
-    while (this.byKey.has(key)) key = mint();
+    let key = listenKeyMint();
+    while (this.byKey.has(key)) key = listenKeyMint();
     const held: HeldKey = { key, owner, expiresAt: 0, timer: undefined as unknown as NodeJS.Timeout };
     this.byKey.set(key, held);
     mine.push(held);

@@ -25,6 +25,8 @@ export interface StoreListener {
   event(event: Record<string, unknown>): void;
   /** A key ended: its streams get no more events. */
   ended(key: string, how: KeyEnd): void;
+  /** The keys this process's clients stream now (a store that must look for keys ended elsewhere asks). */
+  watching?(): Iterable<string>;
 }
 
 /** The serialisable part of a bridge's definition (the same in every worker; sent to the primary). */
@@ -75,16 +77,44 @@ export interface ErrorData { reason: GatewayError['reason']; message: string; he
 export const errorData = (e: GatewayError): ErrorData => ({ reason: e.reason, message: e.message, headers: e.headers });
 export const errorOf = (d: ErrorData): GatewayError => new GatewayError(d.reason, d.message, d.headers);
 
+/** Listen-key streams open per token, within --user-data-streams-per-token. */
+export class StreamCounts {
+  private readonly n = new Map<string, number>();
+  constructor(private readonly bound: () => number) {}
+
+  open(owner: string): void {
+    const n = this.n.get(owner) ?? 0;
+    const bound = this.bound();
+    if (n >= bound) throw new GatewayError('tooManyRequests', `Client token "${owner}" holds ${n} listen-key streams open, the most it may (--user-data-streams-per-token ${bound}): close one first.`);
+    this.n.set(owner, n + 1);
+  }
+
+  shut(owner: string): void {
+    const n = (this.n.get(owner) ?? 1) - 1;
+    if (n > 0) this.n.set(owner, n);
+    else this.n.delete(owner);
+  }
+}
+
+/** The upstream subscription a definition describes. */
+export function upstreamOf(d: StoreDefinition, parts: StoreParts): UpstreamSubscription {
+  return new UpstreamSubscription({
+    url: d.url, subscribe: d.subscribe, unsubscribe: d.unsubscribe, signedParams: parts.signedParams,
+    eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: parts.charge,
+    lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: parts.logger,
+  });
+}
+
 export class LocalStore {
   private keys: ListenKeys;
   private upstream: UpstreamSubscription;
-  private readonly streams = new Map<string, number>();
+  private readonly streams = new StreamCounts(() => this.def.limits.streamsPerToken);
   private readonly listeners = new Set<StoreListener>();
   private readonly holds = new Map<StoreListener, () => void>();
 
   constructor(private def: StoreDefinition, private readonly parts: StoreParts) {
     this.keys = this.newKeys();
-    this.upstream = this.newUpstream();
+    this.upstream = upstreamOf(def, parts);
   }
 
   /** Listen keys and upstream subscriptions held now, and upstream calls made. */
@@ -110,16 +140,11 @@ export class LocalStore {
 
   open(owner: string, keys: readonly string[]): void {
     if (!keys.length || !keys.every((k) => this.keys.get(owner, k) !== undefined)) throw new GatewayError('invalid', 'This listenKey does not exist.');
-    const n = this.streams.get(owner) ?? 0;
-    const bound = this.def.limits.streamsPerToken;
-    if (n >= bound) throw new GatewayError('tooManyRequests', `Client token "${owner}" holds ${n} listen-key streams open, the most it may (--user-data-streams-per-token ${bound}): close one first.`);
-    this.streams.set(owner, n + 1);
+    this.streams.open(owner);
   }
 
   shut(owner: string): void {
-    const n = (this.streams.get(owner) ?? 1) - 1;
-    if (n > 0) this.streams.set(owner, n);
-    else this.streams.delete(owner);
+    this.streams.shut(owner);
   }
 
   hold(l: StoreListener): void {
@@ -148,7 +173,7 @@ export class LocalStore {
       const holders = [...this.holds.keys()];
       for (const l of holders) this.release(l);
       this.upstream.close();
-      this.upstream = this.newUpstream();
+      this.upstream = upstreamOf(def, this.parts);
       for (const l of holders) this.hold(l);
     }
     if (!same(was, now)) this.keys.relimit({ perToken: now.keysPerToken, total: now.keys, expiresAfterMs: now.expiresAfterMs });
@@ -167,15 +192,6 @@ export class LocalStore {
   private newKeys(): ListenKeys {
     const l = this.def.limits;
     return new ListenKeys({ perToken: l.keysPerToken, total: l.keys, expiresAfterMs: l.expiresAfterMs }, (held: HeldKey) => this.tell(held.key, 'expired'));
-  }
-
-  private newUpstream(): UpstreamSubscription {
-    const d = this.def;
-    return new UpstreamSubscription({
-      url: d.url, subscribe: d.subscribe, unsubscribe: d.unsubscribe, signedParams: this.parts.signedParams,
-      eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: this.parts.charge,
-      lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: this.parts.logger,
-    });
   }
 }
 
