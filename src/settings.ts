@@ -144,7 +144,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'overloadTimeoutMs', flag: 'overload-timeout', env: 'GATEWAY_OVERLOAD_TIMEOUT_MS', arg: ms, default: '3000', parse: int(100, 600_000), reload: false,
     help: 'header and keep-alive idle timeout while overloaded (never above the configured ones)' },
   { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'GATEWAY_HEADERS_TIMEOUT_MS', arg: ms, default: '10000', parse: int(100, 600_000), reload: false,
-    help: 'time to send the request headers (then 408 and close)' },
+    help: 'time to send a whole request head, however slowly it trickles (then 408 and close)' },
   { key: 'keepAliveTimeoutMs', flag: 'keep-alive-timeout', env: 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS', arg: ms, default: '65000', parse: int(100, 3_600_000), reload: false,
     help: 'idle keep-alive connections are closed after this' },
   { key: 'upstreamConnections', flag: 'upstream-connections', env: 'GATEWAY_UPSTREAM_CONNECTIONS', arg: '<n>', default: '256', parse: int(1, 65_536), reload: true,
