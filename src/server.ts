@@ -29,6 +29,7 @@ import { createHttpServer, listen, reconfigureServer } from './server/http-serve
 import { readTls } from './server/tls.js';
 import { restUpstreams } from './server/upstreams.js';
 import { userDataFor } from './server/user-data.js';
+import { UserDataSubscriptions } from './gateway/websocket/user-data-subscriptions.js';
 import type { UserDataBridge } from './gateway/user-data/bridge.js';
 import { watchForReload } from './server/watch.js';
 import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
@@ -95,8 +96,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // Signing, tokens and the TLS files first: a misconfiguration stops start-up before anything else is set up.
   const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
-  // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
+  // Rate limits, the listen-key bridge and the tokens' user-data subscriptions live across reloads (counts, keys); set up once from the first catalogue.
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs), userDataSubscriptions = new UserDataSubscriptions(config.userDataSubscriptionsPerToken);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const beforeProxy = opts.beforeProxy ?? [];
@@ -137,7 +138,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData }), logger);
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData, userDataSubscriptions }), logger);
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
