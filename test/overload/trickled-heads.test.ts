@@ -17,6 +17,10 @@ test.before(async () => { [upstream, streams] = await Promise.all([startUpstream
 test.after(async () => { await Promise.all([upstream.stop(), streams.stop()]); });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Wait until every trickler is closed, or `ms` passed. */
+async function allClosed(tricklers: { closedAt: number }[], ms: number): Promise<void> {
+  for (const end = performance.now() + ms; performance.now() < end && tricklers.some((t) => t.closedAt < 0);) await sleep(25);
+}
 const HEAD = 'GET /api/v3/ping HTTP/1.1\r\nHost: x\r\nX-Padding: ' + 'a'.repeat(200) + '\r\n\r\n';
 
 /** A connection that sends one byte of a request head every `everyMs` (never the whole head in the test's time). */
@@ -72,7 +76,7 @@ test('at the cap, connections trickling a request head make room for new clients
     assert.equal(served, ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK'], 'new clients are served, not refused, while tricklers fill the cap');
     assert.equal(tricklers.map((t) => t.closedAt >= 0), [true, true, false, false, false], 'the two oldest tricklers made room');
     // The rest: closed once the header timeout has passed, whatever they keep sending.
-    await sleep(1400);
+    await allClosed(tricklers, 2500); // 1 s after they opened, the sweep's 250 ms later at most
     assert.ok(tricklers.every((t) => t.closedAt >= 0), `every trickler is closed: ${tricklers.map((t) => t.closedAt >= 0)}`);
     const metrics = await (await fetch(`${gw.url}/_gateway/metrics`, { signal: AbortSignal.timeout(5000) })).text();
     assert.match(metrics, /^gateway_connections_reused_total 2$/m);
@@ -86,7 +90,7 @@ test('without pressure a trickled request head is answered 408 and closed once t
   await withGateway(['--max-connections', '100', '--headers-timeout', '500'], async (_gw, port) => {
     const t0 = performance.now();
     const tricklers = await Promise.all([trickle(port, 100), trickle(port, 100)]);
-    await sleep(1800); // the timeout, plus node's check every second
+    await allClosed(tricklers, 2500); // the timeout, plus node's check every second
     for (const t of tricklers) {
       t.stop();
       assert.ok(t.closedAt > 0, 'a trickler is closed past the header timeout');
