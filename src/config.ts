@@ -64,6 +64,8 @@ export interface GatewayConfig {
   /** Listen keys per client token (1–100), in all, and how long the upstream user-data subscription outlives its last stream (ms). */
   userDataKeysPerToken: number;
   userDataStreamsPerToken: number;
+  /** User-data subscriptions per client token made with the gateway's key (websocket API). */
+  userDataSubscriptionsPerToken: number;
   userDataKeys: number;
   userDataLingerMs: number;
   /** Signing mode of the exchange service (EXCHANGE_* variables or the file's `signing:`); off when absent. */

@@ -18,6 +18,7 @@ import { aggregateDriftAcrossWorkers } from './cluster-drift.js';
 import { aggregateAcrossWorkers } from './cluster-metrics.js';
 import { defaultHosts } from './gateway/stages/cross-site.js';
 import type { WebsocketGateway, WebsocketOptions } from './gateway/websocket/index.js';
+import type { WsSecurity } from './gateway/websocket/security.js';
 import { createLogger, heldLogger, type Logger } from './log.js';
 import { tuneHeapForServing } from './heap-tuning.js';
 import { securityHooks, type SecurityHooks } from './gateway/signing/setup.js';
@@ -29,9 +30,9 @@ import { createHttpServer, listen, reconfigureServer } from './server/http-serve
 import { readTls } from './server/tls.js';
 import { restUpstreams } from './server/upstreams.js';
 import { userDataSide } from './server/user-data.js';
+import { UserDataSubscriptions } from './gateway/websocket/user-data-subscriptions.js';
 import type { UserDataBridge } from './gateway/user-data/bridge.js';
-import { revokedTokens } from './gateway/client-auth/revoked.js';
-import { readTokensFile } from './gateway/client-auth/tokens.js';
+import { tokenRevocation } from './server/revocation.js';
 import { watchForReload } from './server/watch.js';
 import { FLEET_TRIGGER, joinFleet, type Fleet } from './server/fleet.js';
 import { acceptUpgrades, lazyWebsockets, websocketMetrics, websocketsAfterReload, type Websockets } from './server/websockets.js';
@@ -97,9 +98,9 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   // Signing, tokens and the TLS files first: a misconfiguration stops start-up before anything else is set up.
   const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
-  // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataSide(limits, logger, opts.websocket?.userDataExpiresAfterMs, opts.websocket?.userDataPollMs);
-  userData.apply(config, pinned.default.views, security.websocket.signing);
+  // Rate limits, the listen-key bridge and the tokens' user-data subscriptions live across reloads (counts, keys); set up once from the first catalogue.
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataSide(limits, logger, opts.websocket?.userDataExpiresAfterMs, opts.websocket?.userDataPollMs), userDataSubscriptions = new UserDataSubscriptions(config.userDataSubscriptionsPerToken);
+  userData.apply(config, pinned.default.views, wsSecurity.signing);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const beforeProxy = opts.beforeProxy ?? [];
@@ -121,30 +122,20 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
       opts.onReload?.(outcome);
     },
     serving: () => serving, hash: () => gateway.state().hash,
-    revoke(cfg) {
-      if (!cfg.tokensFile || !wsSecurity.tokens) return; // no tokens file now: the reload's apply withdraws the old tokens
-      let next;
-      try {
-        next = readTokensFile(cfg.tokensFile);
-      } catch {
-        return; // an unreadable file: the reload refuses it and says why
-      }
-      revoke(revokedTokens(wsSecurity.tokens, next));
-    },
+    revoke: (cfg) => revocation.reread(cfg.tokensFile),
     apply(cfg, next, nextPinned) {
       const nextSecurity = securityHooks(cfg, nextPinned.default.views, createLogger('silent')), nextTls = readTls(cfg); // a bad TLS file refuses the reload
       // The limits and settings of the new catalogue and configuration, counts kept by limit; back if the swap fails.
       const before = reloader.config();
-      limits.reconfigure(cfg, nextPinned.default.views);
-      userData.apply(cfg, nextPinned.default.views, nextSecurity.websocket.signing);
+      const reconfigure = (c: GatewayConfig, views: ReleaseView[], w: WsSecurity) => { limits.reconfigure(c, views); userData.apply(c, views, w.signing); };
+      reconfigure(cfg, nextPinned.default.views, nextSecurity.websocket);
       try {
         gateway.swap(nextPinned, programOptions(cfg, next.catalogue, nextSecurity, limits, beforeProxy, next.hash, userData.bridge));
       } catch (e) {
-        limits.reconfigure(before, serving.default.views);
-        userData.apply(before, serving.default.views, wsSecurity.signing);
+        reconfigure(before, serving.default.views, wsSecurity);
         throw e;
       }
-      revoke(revokedTokens(wsSecurity.tokens, nextSecurity.websocket.tokens));
+      revocation.applied(nextSecurity.websocket.tokens);
       wsSecurity = nextSecurity.websocket;
       gateway.metrics.limitSeries(cfg.metricsMaxSeries);
       serving = nextPinned;
@@ -153,15 +144,8 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
     },
   });
   // Websocket relays take the configuration a reload last applied (upstreams, strict, deadlines, limits).
-  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData: userData.bridge }), logger);
-  /** Tokens a reload removed or narrowed lose their open websockets and listen keys (1008), not only their next request. */
-  const revoke = (tokens: Set<string>) => {
-    if (!tokens.size) return;
-    // The serving entries are refused from now on (REST, and each websocket-API frame), before the reload completes.
-    for (const t of wsSecurity.tokens ?? []) if (tokens.has(t.name)) t.revoked = true;
-    const closed = websockets.revoke(tokens) + (userData.bridge?.revoke([...tokens]) ?? 0);
-    logger.info(`reload revoked client token(s) ${[...tokens].join(', ')}: closed ${closed} websocket connection(s) with 1008`);
-  };
+  const websockets = lazyWebsockets(gateway, (served) => ({ ...websocketOptions(reloader.config(), served, gateway, limits, logger, opts), security: wsSecurity, crossSite: served.program.crossSite, userData: userData.bridge, userDataSubscriptions }), logger);
+  const revocation = tokenRevocation({ tokens: () => wsSecurity.tokens, closeWebsockets: (t) => websockets.revoke(t), bridge: () => userData.bridge, logger });
   acceptUpgrades(server, websockets, logger);
   registerMetrics(gateway, websockets, reloader, limits, builders);
   if (cluster.isWorker) await shareAcrossWorkers(gateway);
@@ -169,19 +153,13 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   ready = true;
   setupLog.release();
   listening(gateway, pinned, logger, `catalogue ${loaded.fromCache ? 'from cache' : 'parsed'}; code cache ${codeCache()}; ready in ${(performance.now() - started).toFixed(0)} ms`);
-  if (config.fleet !== 'off') {
-    fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
-  }
+  if (config.fleet !== 'off') fleet = joinFleet({ url: config.fleet, replica: `${hostname()}:${process.pid}:${(server.address() as AddressInfo).port}`, hash: () => gateway.state().hash, reload: (t, expect) => reloader.reload(t, expect), logger, metrics: gateway.metrics });
   const watching = config.watch ? watchForReload([config.catalogue, config.configFile, config.tokensFile], (t) => reloader.reload(t), logger) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url: urlOf(server, config), healthUrl: probes?.url,
-    server,
-    gateway,
-    websockets,
-    views: pinned.default.views,
-    catalogue: loaded.catalogue,
-    logger,
+    server, gateway, websockets, logger,
+    views: pinned.default.views, catalogue: loaded.catalogue,
     ready: () => ready,
     close: (graceMs = reloader.config().shutdownGraceMs, acceptGraceMs = reloader.config().acceptGraceMs) =>
       (closing ??= (ready = false, watching?.close(), userData.close(), drain({ server, gateway, websockets, builders, limits, fleet, logger }, graceMs, acceptGraceMs).finally(() => probes?.close()))),

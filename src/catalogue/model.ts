@@ -2,6 +2,9 @@
 // the loader checks them and fills in the derived fields (release indexes, owning file and line).
 
 import type { ChangeSet } from './changes/types.js';
+import type { Credentials, ErrorConfig, VersionHeader } from './service-profile.js';
+
+export type { Credentials, ErrorConfig, UpstreamAnswer, UpstreamUnknown, VersionHeader } from './service-profile.js';
 
 export type SecurityScheme = 'NONE' | 'API_KEY' | 'SIGNED';
 
@@ -177,6 +180,13 @@ export interface WsMethod extends Lifecycle, Partial<Record<'userData', true>> {
   weight?: Weight;
   /** Every weight with its lifecycle, when the YAML gives a list. */
   weights?: WeightEntry[];
+  /** It opens a user-data subscription (`field`: the answer's result field naming it) or ends one (`field`: the parameter naming it). */
+  subscription?: UserDataSubscription;
+}
+
+export interface UserDataSubscription {
+  role: 'opens' | 'ends';
+  field: string;
 }
 
 export interface BuilderDef {
@@ -207,51 +217,6 @@ export interface RateLimit extends Lifecycle {
   pathPrefix?: string;
   /** The upstream's answer header carrying its own count of this limit (the gateway learns from it). */
   header?: string;
-}
-
-export interface ErrorConfig {
-  envelope: 'code-msg' | 'error' | 'message';
-  codes: Record<string, number>;
-  /** envelope message: the documentation_url of the gateway's own answers. */
-  documentationUrl?: string;
-  /** The upstream's answers meaning "no such operation" / "no such parameter" (drift from the catalogue). */
-  upstreamUnknown?: UpstreamUnknown;
-}
-
-/** One kind of upstream answer: its HTTP status (absent: any 4xx) and its envelope code ('none': no code; absent: any). */
-export interface UpstreamAnswer {
-  status?: number;
-  code?: number | 'none';
-}
-
-/** service.yaml errors.upstreamUnknown: what the upstream answers when an operation or a parameter does not exist there. */
-export interface UpstreamUnknown {
-  operation: UpstreamAnswer[];
-  parameter: UpstreamAnswer[];
-  source: string;
-}
-
-/** The header by which the upstream's clients choose its version, and the releases its values name. */
-export interface VersionHeader {
-  /** As written (X-GitHub-Api-Version). */
-  name: string;
-  /** Each value the upstream accepts → the newest release it names. */
-  values: Record<string, string>;
-  /** The release of a request that chooses none. */
-  absent?: string;
-  source?: string;
-  note?: string;
-}
-
-export interface Credentials {
-  /** The client's own Authorization reaches the upstream unchanged. */
-  forward: boolean;
-  /** Where a client's gateway token travels, as written (Authorization, X-Gateway-Token). */
-  tokenHeader: string;
-  /** Where a credential the gateway holds for the service goes, on requests that present a gateway token. */
-  inject?: { header: string; prefix: string };
-  source?: string;
-  note?: string;
 }
 
 export interface Service {

@@ -21,7 +21,7 @@ const operations = new WeakMap<Service, ReadonlySet<string>>();
  * bridge carries, every replacement a bridge calls (`via`), and the websocket-API methods of the same
  * family as those replacements (userDataStream.subscribe beside userDataStream.subscribe.signature),
  * and every endpoint and method the catalogue marks `userData: true` (the margin listen token, whose
- * subscription no bridge calls). Keys as the changes name them: "METHOD /path", "ws-api <method>", "stream <template>". A client token
+ * subscription no bridge calls) or `subscription:` (it opens or ends a user-data subscription). Keys as the changes name them: "METHOD /path", "ws-api <method>", "stream <template>". A client token
  * needs the user-data right for them (client-auth/tokens.ts allowsUserData).
  */
 export function userDataOperations(service: Service): ReadonlySet<string> {
@@ -37,7 +37,7 @@ export function userDataOperations(service: Service): ReadonlySet<string> {
       if (s.via.startsWith('ws-api ')) families.add(s.via.slice('ws-api '.length).split('.')[0]);
     }
   }
-  for (const m of service.wsMethods) if (m.userData || families.has(m.name.split('.')[0])) set.add(`ws-api ${m.name}`);
+  for (const m of service.wsMethods) if (m.userData || m.subscription || families.has(m.name.split('.')[0])) set.add(`ws-api ${m.name}`);
   for (const e of service.endpoints) if (e.userData) set.add(e.key);
   operations.set(service, (out = set));
   return out;

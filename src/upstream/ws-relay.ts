@@ -9,17 +9,10 @@
 // (its frames wait in its own socket) until the upstream has taken half of what waits for it.
 import WebSocket, { type RawData } from 'ws';
 import { closeLike, shortReason } from './ws-close.js';
+import { InOrder, type AwaitingInspect, type InspectAnswer } from './ws-in-order.js';
 import { Outbox } from './ws-outbox.js';
 
-/**
- * undefined: forward the client frame; a string: answer the client with it instead; `forward`:
- * send these bytes upstream in its place, as text (a frame the gateway signed). A promise of one of
- * these (an answer from another process) holds the frames behind it until it is settled.
- */
-export type Inspect = (data: Buffer, isBinary: boolean) => InspectAnswer;
-/** An inspect that may answer later (from another process): the frames behind it wait. */
-export type AwaitingInspect = (data: Buffer, isBinary: boolean) => InspectAnswer | Promise<InspectAnswer>;
-export type InspectAnswer = string | { forward: Buffer | string } | undefined;
+export type { AwaitingInspect, Inspect, InspectAnswer } from './ws-in-order.js';
 
 export interface RelayOptions {
   /** Bytes allowed to wait for a slow client before it is closed with 1008. */
@@ -51,9 +44,6 @@ export interface RelayEnd {
   framesDown: number;
 }
 
-/** Client frames that may wait behind an awaited answer (a bridged call answered by the primary under --workers). */
-const MAX_WAITING_FRAMES = 1024;
-
 const open = (ws: WebSocket) => ws.readyState === WebSocket.OPEN;
 
 const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
@@ -70,8 +60,8 @@ export class Relay {
   private readonly toUpstream: Outbox;
   /** Reading the client is paused because the upstream has not taken what it sent. */
   private clientHeld = false;
-  /** Client frames waiting behind an answer inspect gave as a promise (undefined: none awaited). */
-  private waiting: { data: Buffer; isBinary: boolean }[] | undefined;
+  /** Client frames through inspect, in order even when an answer comes later. */
+  private inOrder: InOrder | undefined;
   private holdTimer: NodeJS.Timeout | undefined;
   /** Resolves when both sides are closed. */
   readonly done: Promise<void>;
@@ -99,6 +89,11 @@ export class Relay {
   /** Data frames, both ways. */
   private relayData(): void {
     const { client, upstream, opts: { inspect, inspectDown } } = this;
+    this.inOrder = inspect && new InOrder(inspect, (d, b, a) => this.take(d, b, a), () => !this.cause && open(upstream), (code, reason) => {
+      this.cause = 'slow-client';
+      client.close(code, reason);
+      if (upstream.readyState === WebSocket.OPEN) upstream.close(1001, 'client closed by the gateway');
+    });
     // Upstream → client: the hot path of market streams; no inspection.
     upstream.on('message', (data, isBinary) => {
       if (!open(client) || this.cause) return;
@@ -113,11 +108,8 @@ export class Relay {
     client.on('message', (raw, isBinary) => {
       if (!open(upstream) || this.cause) return;
       const data = asBuffer(raw);
-      // Frames keep their order: behind an answer still to come, a frame waits its turn.
-      if (this.waiting) return this.queue(data, isBinary);
-      const answer = inspect?.(data, isBinary);
-      if (answer instanceof Promise) return this.await(answer, data, isBinary);
-      this.take(data, isBinary, answer);
+      if (this.inOrder) this.inOrder.push(data, isBinary);
+      else this.take(data, isBinary, undefined);
     });
   }
 
@@ -133,34 +125,6 @@ export class Relay {
     if (answer) this.toUpstream.send(answer.forward, false); // [wssign] rewritten (signed) frame
     else this.toUpstream.send(data, isBinary);
     this.checkUpstream();
-  }
-
-  /** An answer still to come: frames behind it wait (this.waiting) and are inspected in order once it is taken. */
-  private await(answer: Promise<InspectAnswer>, data: Buffer, isBinary: boolean): void {
-    this.waiting ??= [];
-    void answer.then((a) => this.take(data, isBinary, a), () => this.take(data, isBinary, undefined)).finally(() => this.drain());
-  }
-
-  private drain(): void {
-    const q = this.waiting!;
-    while (q.length && !this.cause && open(this.upstream)) {
-      const f = q.shift()!;
-      const a = this.opts.inspect!(f.data, f.isBinary);
-      if (a instanceof Promise) return this.await(a, f.data, f.isBinary);
-      this.take(f.data, f.isBinary, a);
-    }
-    this.waiting = undefined;
-  }
-
-  private queue(data: Buffer, isBinary: boolean): void {
-    // A client that floods while its answers are awaited is closed like one that does not read.
-    if (this.waiting!.length >= MAX_WAITING_FRAMES) {
-      this.cause = 'slow-client';
-      this.client.close(1008, `more than ${MAX_WAITING_FRAMES} frames sent while the gateway's answer was awaited`);
-      if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1001, 'client flooding');
-      return;
-    }
-    this.waiting!.push({ data, isBinary });
   }
 
   /**

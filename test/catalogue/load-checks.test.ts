@@ -140,6 +140,27 @@ test('fields the gateway would ignore are refused', () => {
   }
 });
 
+test('a websocket method that ends a user-data subscription names one of its own parameters', () => {
+  const dir = catalogue({
+    'demo/service.yaml': 'id: demo\ntitle: Demo\nkind: proxy\nerrors: { envelope: error }\n',
+    'demo/ws-api.yaml': [
+      'path: /ws-api', 'methods:',
+      '  - { name: sub, subscription: { opens: subId } }', //                                      3
+      '  - { name: unsub, subscription: { ends: subscriptionId }, parameters: [{ name: subId }] }', // 4
+      '  - { name: both, subscription: { opens: a, ends: b } }', //                                   5
+      '',
+    ].join('\n'),
+  });
+  try {
+    const problems = problemsOf(dir).map((p) => p.slice(p.indexOf('ws-api.yaml:')));
+    assert.is(problems.length, 2, problems.join('\n'));
+    assert.ok(problems.some((p) => /^ws-api\.yaml:5: methods\.2\.subscription: must NOT have more than 1 properties/.test(p)), problems.join('\n'));
+    assert.ok(problems.some((p) => /^ws-api\.yaml:4: websocket method unsub: subscription ends names parameter subscriptionId, which the method does not have/.test(p)), problems.join('\n'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('ajv rejects an unknown type even with the runtime options (strict: false)', () => {
   assert.throws(() => createParamAjv().compile({ type: 'integr' }), /type must be equal to one of the allowed values/);
   assert.throws(() => createBodyAjv().compile({ type: 'object', properties: { a: { type: 'strng' } } }), /allowed values/);

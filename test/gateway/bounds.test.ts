@@ -182,18 +182,11 @@ test('at the cap a new connection makes room: the oldest silent connection is cl
   });
 });
 
-test('connection bounds: excess connections are closed at once; silent and idle sockets are closed', async () => {
+test('connection bounds: sockets that never finish their headers, and idle sockets, are closed', async () => {
   await withGateway(['--max-connections', '10', '--headers-timeout', '300', '--keep-alive-timeout', '300'], async (gw) => {
     const held = await Promise.all(Array.from({ length: 10 }, () => open(gw.url)));
     const heldClosed = held.map((s) => new Promise<boolean>((r) => s.on('close', () => r(true)).resume()));
     for (const s of held) s.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\n'); // headers never finished
-    await sleep(100);
-    const extra = await open(gw.url);
-    let refusal = '';
-    extra.on('data', (d) => { refusal += d.toString(); });
-    const extraClosed = await Promise.race([new Promise((r) => extra.on('close', () => r(true))), sleep(1500).then(() => false)]);
-    assert.ok(extraClosed, 'the 11th connection must be closed');
-    assert.match(refusal, /^HTTP\/1.1 503/);
     // Silent sockets (headers never finished) are closed by the headers timeout (checked every second).
     const closed = await Promise.all(heldClosed.map((c) => Promise.race([c, sleep(2500).then(() => false)])));
     assert.ok(closed.every(Boolean), 'sockets that never finished their headers must be closed');

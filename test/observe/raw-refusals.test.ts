@@ -75,15 +75,16 @@ test('malformed, oversized and too slow requests: answered with an id, one acces
 
 test('a connection over --max-connections: 503 with an id and an access line', async () => {
   lines.length = 0;
-  // Each held connection has begun a request head (one that sent nothing, or idles, would make room).
+  await upstream.reset();
+  // Each held connection has a request in progress (one with none, silent, trickling or idle, would make room).
   const held = await Promise.all(Array.from({ length: 4 }, () => new Promise<ReturnType<typeof connect>>((resolve) => {
-    const s = connect(port, '127.0.0.1', () => { s.write('GET /api/v3/ping HTTP/1.1\r\n'); resolve(s); });
+    const s = connect(port, '127.0.0.1', () => { s.write('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\nx-test-delay-ms: 2000\r\n\r\n'); resolve(s); });
     s.on('error', () => {});
   })));
   try {
-    await sleep(50);
+    for (let i = 0; i < 40 && (await upstream.records()).length < 4; i++) await sleep(50); // every one under way
     const answer = await raw('GET /api/v3/ping HTTP/1.1\r\nHost: x\r\n\r\n');
-    assert.match(answer, /^HTTP\/1.1 503 /);
+    assert.match(answer, /^HTTP\/1.1 503 /, answer);
     assert.match(answer, /\r\nRetry-After: 1\r\n/);
     const id = idOf(answer);
     assert.ok(id, answer);

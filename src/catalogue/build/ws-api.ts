@@ -1,7 +1,7 @@
 // ws-api.yaml: the websocket API's path and methods (parameters, security, weight like an
 // endpoint's), and the rule that no websocket path hides under another.
-import type { Endpoint, WsMethod } from '../model.js';
-import { dense, type RawFile, type ServiceBuild } from './context.js';
+import type { Endpoint, Parameter, UserDataSubscription, WsMethod } from '../model.js';
+import { dense, type Path, type RawFile, type ServiceBuild } from './context.js';
 import { checkOverlaps, lifecycle } from './lifecycle.js';
 import { checkConstraintNames, constraints, parameter } from './parameters.js';
 import { security } from './security.js';
@@ -20,11 +20,21 @@ export function wsApi(b: ServiceBuild, f: RawFile): void {
     };
     checkConstraintNames(b, f, [...path, 'constraints'], wm.constraints, parameters, `websocket method ${m.name}`);
     if (m.userData) wm.userData = true;
+    if (m.subscription) wm.subscription = subscription(b, f, path, m.subscription, parameters, m.name);
     if (m.weight !== undefined) Object.assign(wm, weights(b, f, [...path, 'weight'], m.weight, { key: `websocket method ${m.name}`, parameters } as Pick<Endpoint, 'key' | 'parameters'>));
     return wm;
   }));
   checkOverlaps(b, methods, (m) => m.name, 'duplicate websocket method');
   b.svc.wsMethods.push(...methods);
+}
+
+/** `subscription:` as the model has it; the parameter an ending method names must be one of its own. */
+function subscription(b: ServiceBuild, f: RawFile, path: Path, raw: { opens?: string; ends?: string }, parameters: readonly Parameter[], name: string): UserDataSubscription {
+  const out: UserDataSubscription = raw.opens !== undefined ? { role: 'opens', field: raw.opens } : { role: 'ends', field: raw.ends! };
+  if (out.role === 'ends' && !parameters.some((p) => p.name === out.field)) {
+    b.problem(f, [...path, 'subscription', 'ends'], `websocket method ${name}: subscription ends names parameter ${out.field}, which the method does not have`);
+  }
+  return out;
 }
 
 /** A websocket path that another one routes first would never be reached: each must be its own. */

@@ -8,9 +8,9 @@
 // (its header timeout also closes a connection that never sends a byte, answering 408); under
 // pressure the sweep here applies the shorter timeout every 250 ms, to connections whose timers
 // were set before the pressure began too. At the cap itself, a new connection first makes room
-// (nginx's "reusable" connections): the oldest connection that has sent nothing is closed, else the
-// longest-idle keep-alive one; only when none is left (every connection has a request, or a first
-// request head, under way) is the new one refused.
+// (nginx's "reusable" connections): the oldest connection that has not completed a request head
+// (sent nothing, or trickles one) is closed, else the longest-idle keep-alive one; only when none is
+// left (every connection has a request under way) is the new one refused.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../log.js';
@@ -109,10 +109,10 @@ export class OverloadManager {
   }
 
   /**
-   * At the cap: close the connection that loses least to make room for a new one — one that has sent
-   * nothing (oldest first), else an idle keep-alive one (longest idle first), as nginx does with its
-   * "reusable" connections. False when there is none: a connection sending its first request head
-   * (the header timeout governs it) or with a request in progress is never closed to make room.
+   * At the cap: close the connection that loses least to make room for a new one — one that has not
+   * completed a request head (oldest first), else an idle keep-alive one (longest idle first), as
+   * nginx does with its "reusable" connections. False when there is none: a connection with a
+   * request in progress is never closed to make room.
    * One look over all connections serves the next SWEEP_MS; meanwhile only those opened since are
    * added (a flood costs no scan per connection). Each candidate is checked again when used.
    */
@@ -168,21 +168,24 @@ export class OverloadManager {
 
   observe(metrics: Metrics): void {
     metrics.addGauge('gateway_connections_open', 'Open client connections (websockets included).', () => this.open);
-    metrics.addGauge('gateway_connections_cap', 'Client connections at most; at it a new one first makes room (the oldest connection that sent nothing, else the longest idle, is closed), else gets a 503 written on the socket and is closed.', () => this.s.cap);
+    metrics.addGauge('gateway_connections_cap', 'Client connections at most; at it a new one first makes room (the oldest connection with no complete request head, else the longest idle, is closed), else gets a 503 written on the socket and is closed.', () => this.s.cap);
     metrics.addGauge('gateway_overload_active', '1 while open connections are past the high-water mark (timeouts shortened, idle connections closed), until back below the low-water mark.', () => (this.overloaded ? 1 : 0));
     metrics.addCounter('gateway_overload_transitions_total', 'Times the overload manager entered or left the overloaded state.', () => this.transitions);
-    metrics.addCounter('gateway_connections_reused_total', 'Connections closed at the cap to make room for a new one (the oldest that had sent nothing, else the longest idle).', () => this.reused);
+    metrics.addCounter('gateway_connections_reused_total', 'Connections closed at the cap to make room for a new one (the oldest with no complete request head, else the longest idle).', () => this.reused);
     metrics.addCounter('gateway_connections_reaped_total', 'Connections closed for sending no complete request head, or for idling, past their timeout.', () => this.reaped);
   }
 }
 
-/** What closing a connection loses, least first: nothing sent yet; idle between requests. */
+/** What closing a connection loses, least first: no request head yet; idle between requests. */
 const Tier = { silent: 0, idle: 1 } as const;
 type Tier = (typeof Tier)[keyof typeof Tier];
 
-/** The tier of a connection that may make room; undefined while a request (or its head) is under way. */
+/**
+ * The tier of a connection that may make room; undefined while a request is under way. A first
+ * request head still arriving counts as silent whatever bytes of it came: a client completes a head
+ * in a round trip or two, so the oldest incomplete one is a trickler holding a place (issue 46).
+ */
 function tierOf(socket: HttpSocket, opened: number): Tier | undefined {
   if (socket._httpMessage) return undefined;
-  if ((connectionIdleSince(socket) ?? opened) !== opened) return Tier.idle; // answered before, nothing in progress
-  return socket.bytesRead === 0 ? Tier.silent : undefined;
+  return (connectionIdleSince(socket) ?? opened) !== opened ? Tier.idle : Tier.silent; // answered before, nothing in progress: idle
 }

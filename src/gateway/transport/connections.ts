@@ -43,8 +43,8 @@ export function handleConnections(server: Server, config: Settings, recording: R
   server.on('setSecureContext' in server ? 'secureConnection' : 'connection', (socket: Socket) => {
     connectionOpened(socket);
     if (manager.open >= cap) {
-      // nginx's "reusable" connections: room is made by closing one that loses nothing (sent nothing, or idles).
-      if (manager.makeRoom()) refusals.count('connection closed to make room', 'new connections', `${manager.open} open of the cap ${cap}: the oldest that had sent nothing (else the longest idle) was closed`);
+      // nginx's "reusable" connections: room is made by closing one that loses nothing (no complete request head, or idle).
+      if (manager.makeRoom()) refusals.count('connection closed to make room', 'new connections', `${manager.open} open of the cap ${cap}: the oldest with no complete request head (else the longest idle) was closed`);
       else {
         refusals.count('503 over the connection cap', 'new connections', `${manager.open} open of ${cap}, each with a request in progress`);
         return void refuseOnSocket(recording, socket, 503, ['Retry-After: 1']);

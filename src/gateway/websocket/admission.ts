@@ -95,8 +95,14 @@ function admitWsApi(ctx: WsContext, path: string, at: Attempt): Admitted {
 export function secure(guard: WsGuard, admitted: Admitted, at: Attempt, token: ReturnType<WsGuard['admitUpgrade']>): void {
   const { route } = at;
   admitted.subject.token = token?.name;
-  if (route?.kind === 'wsApi') admitted.inspect = guard.wsApiInspect(admitted.svc.wsApi!.checker, admitted.check, token, admitted.svc.migrations?.bridged.methods);
-  else if (route?.kind === 'streams') {
+  if (route?.kind === 'wsApi') {
+    const hooks = guard.wsApiHooks(admitted.svc.wsApi!.checker, admitted.check, token, admitted.svc.migrations?.bridged.methods);
+    admitted.inspect = hooks.inspect;
+    const { observeDown } = hooks, down = admitted.inspectDown;
+    // The upstream's frame as it came, before any version change carries it down.
+    if (observeDown) admitted.inspectDown = (data, isBinary) => { observeDown(data); return down?.(data, isBinary); };
+    admitted.opened = hooks.opened;
+  } else if (route?.kind === 'streams') {
     // The account's user data is a right of its own: checked before anything is dialled or held.
     const userData = userDataOperations(admitted.svc.view.service);
     if (token && !allowsUserData(token) && (at.templates ?? []).some((t) => userData.has(`stream ${t}`))) {

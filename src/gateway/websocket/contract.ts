@@ -11,6 +11,7 @@ import type { GatewayError } from '../errors.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { WsSecurity } from './security.js';
 import type { UserDataBridge } from '../user-data/bridge.js';
+import type { UserDataSubscriptions } from './user-data-subscriptions.js';
 
 export interface WebsocketOptions {
   views: ReleaseView[];
@@ -41,6 +42,8 @@ export interface WebsocketOptions {
   userData?: UserDataBridge;
   /** [user data] Listen keys one stream connection may carry (GATEWAY_USER_DATA_KEYS_PER_TOKEN). */
   maxListenKeys?: number;
+  /** [user data] User-data subscriptions per token made with the gateway's key (signing mode; kept across reloads). */
+  userDataSubscriptions?: UserDataSubscriptions;
   /** [version changes] The release each service's upstream speaks (the program's migrations; absent: nothing migrates). */
   upstreamRelease?: ReadonlyMap<string, string>;
   /** Where methods and stream names the catalogue does not know are counted (GET /_gateway/drift). */

@@ -6,6 +6,8 @@
 //   3. for the signed service: a SIGNED method sent without `signature` gets apiKey, timestamp
 //      (+ recvWindow) and signature; an API_KEY method sent without `apiKey` gets apiKey. A frame
 //      that brings its own signature (or key) passes unchanged, as over REST.
+// A frame that opens a user-data subscription with the gateway's key is refused first (429) when its
+// token holds the most it may (user-data-subscriptions.ts), before any check charges it.
 // Only frames the gateway changes are written again, and then every value it did not add keeps the
 // client's text (exact-json.ts: ids and numbers are never read as doubles); every other frame keeps
 // the client's bytes.
@@ -21,6 +23,7 @@ import { allowsUserData, allowsWsMethod, type TokenEntry } from '../client-auth/
 import type { UserDataBridge } from '../user-data/bridge.js';
 import { envelope, GatewayError } from '../errors.js';
 import { idOf, readFrame, type WsApiChecker } from './frames.js';
+import type { ConnectionSubscriptions } from './user-data-subscriptions.js';
 
 /** The gateway's credentials for the websocket API of one service (signing mode). */
 export interface WsSigning {
@@ -44,6 +47,11 @@ function roleOf(method: WsMethod, at: number, params: Record<string, unknown>): 
   return 'none';
 }
 
+/** A method that needs a key sent with the client's own credentials: the gateway adds nothing. */
+function ownCredentials(method: WsMethod, at: number, params: Record<string, unknown>): boolean {
+  return (currentAt(method.security, at)?.scheme ?? 'NONE') !== 'NONE' && roleOf(method, at, params) === 'none';
+}
+
 /** Teach a checker which params the gateway supplies, so that the client need not send them. */
 export function supplyParams(checker: WsApiChecker, signing: WsSigning | undefined): void {
   if (!signing || checker.view.service.id !== signing.service) return;
@@ -64,9 +72,10 @@ function methodOf(frame: Buffer | string): string | undefined {
 
 /**
  * The inspect of one websocket-API connection in signing mode: `check` is the catalogue's (its
- * answer wins), `token` the connection's client token (undefined: no tokens configured).
+ * answer wins), `token` the connection's client token (undefined: no tokens configured),
+ * `subscriptions` the connection's user-data subscriptions (signing mode).
  */
-export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined, bridged?: { methods: ReadonlyMap<string, string>; bridge?: UserDataBridge }): AwaitingInspect {
+export function signingInspect(checker: WsApiChecker, check: Inspect, signing: WsSigning | undefined, token: TokenEntry | undefined, bridged?: { methods: ReadonlyMap<string, string>; bridge?: UserDataBridge }, subscriptions?: ConnectionSubscriptions): AwaitingInspect {
   const service = checker.view.service;
   const userData = userDataOperations(service);
   const ours = signing?.service === service.id ? signing : undefined;
@@ -77,6 +86,8 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
     const read = readFrame(data);
     const req = read instanceof DuplicateKey ? undefined : read ?? undefined; // the checker answers malformed frames and keys given twice
     const name = typeof req?.method === 'string' ? req.method : undefined;
+    const method = name === undefined ? undefined : byName.get(name);
+    const params = isJsonObject(req?.params) ? req!.params : {};
     const answerError = (e: GatewayError) => writeJson({ id: idOf(req!.id), status: e.status, error: envelope(service, e.reason, e.message) });
     const refuse = (message: string) => answerError(new GatewayError('forbidden', message));
     const isUserData = name !== undefined && userData.has(`ws-api ${name}`);
@@ -88,7 +99,6 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
     // [user data] A method the listen-key bridge answers (signing mode): answered here, never forwarded.
     const action = name === undefined ? undefined : bridged?.methods.get(name);
     if (action !== undefined && bridged?.bridge) {
-      const params = isJsonObject(req!.params) ? req!.params : {};
       return bridged.bridge.act(action, token?.name ?? '', params.listenKey as string | undefined).then(
         (out) => writeJson({ id: idOf(req!.id), status: 200, result: out.body }),
         (e) => {
@@ -97,6 +107,10 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
         },
       );
     }
+    // [user data] Only subscriptions the gateway's key makes count: a frame signed by the client is its own affair.
+    const counted = ours && method?.subscription && (method.subscription.role === 'ends' || !ownCredentials(method, checker.view.at, params)) ? method.subscription : undefined;
+    const bounded = counted?.role === 'opens' ? subscriptions?.refusal() : undefined;
+    if (bounded) return answerError(new GatewayError('tooManyRequests', bounded));
     const answer = check(data, isBinary);
     if (token && name !== undefined && typeof answer === 'object') {
       // A version change carried the frame to another method: the token's rights cover that one too.
@@ -105,9 +119,8 @@ export function signingInspect(checker: WsApiChecker, check: Inspect, signing: W
         return refuse(`Client token "${token.name}" is not allowed to call ${sent ?? 'the method'}, which ${name} at ${checker.view.release?.id ?? 'the pinned release'} is sent as (a version change): a token's rights are checked against the method the gateway sends.`);
       }
     }
+    if (typeof answer !== 'string' && counted) subscriptions?.sent(req!.id, counted, params);
     if (answer !== undefined || !ours || !req || name === undefined) return answer;
-    const method = byName.get(name);
-    const params = isJsonObject(req.params) ? req.params : {};
     const role = method ? roleOf(method, checker.view.at, params) : 'none';
     if (role === 'none') return undefined;
     const signed = role === 'sign' ? signWsParams(params, ours.signer, { apiKey: apiKey!, now: clock(), recvWindow: ours.recvWindow }) : { ...params, apiKey };

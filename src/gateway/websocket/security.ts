@@ -14,6 +14,7 @@ import { authenticateUpgrade } from './upgrade-auth.js';
 import { userDataKeeper } from './user-data.js';
 import type { UserDataBridge } from '../user-data/bridge.js';
 import { GatewayError } from '../errors.js';
+import type { UserDataSubscriptions } from './user-data-subscriptions.js';
 
 export type { WsSigning } from './frame-signing.js';
 
@@ -39,20 +40,35 @@ export interface WsSecurityOptions {
   userData?: UserDataBridge;
   /** [user data] Listen keys one stream connection may carry (GATEWAY_USER_DATA_KEYS_PER_TOKEN). */
   maxListenKeys?: number;
+  /** [user data] User-data subscriptions per token made with the gateway's key. */
+  userDataSubscriptions?: UserDataSubscriptions;
+}
+
+/** What signing mode and tokens add to a websocket-API connection. */
+export interface WsApiHooks {
+  /** Token check per frame, catalogue check, signing (a bridged call may answer later). */
+  inspect: AwaitingInspect;
+  /** [user data] Reads each upstream frame (the answers that change the connection's user-data subscriptions). */
+  observeDown?: (data: Buffer) => void;
+  /** [user data] Called once the connection is open; returns what to call when it ends. */
+  opened?: () => () => void;
 }
 
 /** What the websocket gateway asks of it on each upgrade (index.ts, admission.ts). */
 export interface WsGuard {
   /** Check the upgrade request (401 / 403 as a GatewayError); the client's token entry, if tokens are configured. */
   admitUpgrade(req: IncomingMessage): TokenEntry | undefined;
-  /** The inspect of a websocket-API connection: token check per frame, catalogue check, signing; `bridged`: the methods the listen-key bridge answers. */
-  wsApiInspect(checker: WsApiChecker, check: Inspect, token: TokenEntry | undefined, bridged?: ReadonlyMap<string, string>): AwaitingInspect;
+  /** A websocket-API connection's hooks: token check per frame, catalogue check, signing, user-data subscriptions; `bridged`: the methods the listen-key bridge answers. */
+  wsApiHooks(checker: WsApiChecker, check: Inspect, token: TokenEntry | undefined, bridged?: ReadonlyMap<string, string>): WsApiHooks;
   /**
    * For a stream connection: what to call once it is open (keeps its user-data streams alive) and
    * which returns what to call when it ends; undefined when it carries none.
    */
   streamsOpened(names: readonly string[], templates: readonly string[]): (() => () => void) | undefined;
 }
+
+/** The methods that end a user-data subscription at the view's release (named in a refusal). */
+const endingMethods = (view: ReleaseView) => view.wsMethods.filter((m) => m.subscription?.role === 'ends').map((m) => m.name);
 
 export function websocketSecurity(o: WsSecurityOptions): WsGuard | undefined {
   const { security } = o;
@@ -64,9 +80,12 @@ export function websocketSecurity(o: WsSecurityOptions): WsGuard | undefined {
     : undefined;
   return {
     admitUpgrade: (req) => authenticateUpgrade({ tokens, crossSite: o.crossSite, service: signed?.service.id }, req),
-    wsApiInspect(checker, check, token, bridged) {
+    wsApiHooks(checker, check, token, bridged) {
       supplyParams(checker, signing);
-      return signingInspect(checker, check, signing, token, bridged && { methods: bridged, bridge: o.userData });
+      const service = checker.view.service.id;
+      const subs = signing?.service === service ? o.userDataSubscriptions?.connection(token?.name ?? '', endingMethods(checker.view)) : undefined;
+      const inspect = signingInspect(checker, check, signing, token, bridged && { methods: bridged, bridge: o.userData }, subs);
+      return subs ? { inspect, observeDown: (data) => subs.received(data), opened: () => () => subs.end() } : { inspect };
     },
     streamsOpened(names, templates) {
       if (!keeper) return undefined;
