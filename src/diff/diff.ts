@@ -92,7 +92,9 @@ function diffParameters(
       const release = walk.when(subject, (s) => paramAt(s)?.name);
       out.push({ ...own(py), type: 'renamed', release, before: px.name, after: name });
     }
-    if (px.required !== py.required) {
+    // A signing parameter accepted (optional) on the laxer side: the security change reports it too.
+    const signing = securityChanged && (x.signed?.has(px) || y.signed?.has(py));
+    if (px.required !== py.required && !signing) {
       const release = walk.when(subject, (s) => paramAt(s)?.required);
       out.push({ ...own(py), type: lifeType(py, py.required ? 'became-required' : 'became-optional'), release });
     }

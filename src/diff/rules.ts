@@ -4,6 +4,7 @@
 //   warning:  deprecations (still served, going away)
 //   info:     everything else (additions, relaxations)
 import type { Parameter, SecurityScheme } from '../catalogue/model.js';
+import { SCHEME_RANK } from '../catalogue/scheme-rank.js';
 import { cmp, compareSubjectOrder, subjectOrder, type SubjectOrder, type SubjectRef } from './order.js';
 import { KINDS, SEVERITIES, type Change, type Delta, type DeltaType, type Kind, type Severity } from './types.js';
 
@@ -32,7 +33,6 @@ export interface Rule {
   message: (d: Delta) => string;
 }
 
-const SCHEME_RANK: Record<SecurityScheme, number> = { NONE: 0, API_KEY: 1, SIGNED: 2 };
 const tightened = (d: Delta) => SCHEME_RANK[d.after as SecurityScheme] > SCHEME_RANK[d.before as SecurityScheme];
 
 /** Schema keyword without the array-items prefix. */

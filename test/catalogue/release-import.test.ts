@@ -10,10 +10,12 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { resolveService } from '../../src/catalogue/resolve.js';
+import { diffReleases } from '../../src/diff/index.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
 import { cacheDirFrom } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { importRelease, type ReleaseImportReport } from '../../tools/catalogue-import/release-import.js';
+import { formatReport } from '../../tools/catalogue-import/release-report.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream } from '../support/processes.js';
 import { runTool } from '../support/tools.js';
@@ -293,6 +295,76 @@ test('a required parameter made optional: required until the release, optional f
   assert.equal(snapshot(dir), bytes, 'the same import again changes nothing');
 });
 
+// --- security: SIGNED (takes `signature`), API_KEY (the key scheme), NONE ---
+
+const signing = [{ name: 'timestamp', in: 'query', required: true, schema: { type: 'integer' } }, { name: 'signature', in: 'query', required: true, schema: { type: 'string' } }];
+const secured = (security: Record<string, 'NONE' | 'API_KEY' | 'SIGNED'>, version: string) => ({
+  openapi: '3.0.3', info: { title: 'Desk', version }, servers: [{ url: 'https://desk.example' }],
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+  paths: Object.fromEntries(Object.entries(security).map(([path, s]) => [path, {
+    get: { tags: ['Desk'], ...(s === 'NONE' ? {} : { security: [{ key: [] }] }), ...(s === 'SIGNED' ? { parameters: signing } : {}) },
+  }])),
+});
+
+test('a security requirement relaxed: the stricter entry ends at the release, the laxer one begins, reported; a stricter one stays a difference; idempotent', () => {
+  const { dir, serviceDir } = emptyCatalogue('desk');
+  const file = (name: string, doc: unknown) => { const f = join(dir, name); writeFileSync(f, JSON.stringify(doc)); return f; };
+  const sources = [
+    file('desk-1.json', secured({ '/v1/schedule': 'SIGNED', '/v1/orders': 'SIGNED', '/v1/items': 'API_KEY', '/v1/open': 'NONE' }, '1')),
+    file('desk-2.json', secured({ '/v1/schedule': 'API_KEY', '/v1/orders': 'SIGNED', '/v1/items': 'NONE', '/v1/open': 'API_KEY' }, '2')),
+    // A method table says only whether its client signs: `signed: false` lowers SIGNED to API_KEY, not further.
+    file('desk-3.json', { methods: [
+      { method: 'GET', path: '/v1/schedule', signed: false }, { method: 'GET', path: '/v1/orders', signed: false, params: [{ name: 'timestamp' }] },
+      { method: 'GET', path: '/v1/items', signed: false }, { method: 'GET', path: '/v1/open', signed: true },
+    ] }),
+    file('desk-4.json', secured({ '/v1/schedule': 'NONE', '/v1/orders': 'API_KEY', '/v1/items': 'NONE', '/v1/open': 'NONE' }, '4')),
+  ];
+  // Each import loads and checks the edited folder before it writes (lint's checks), so no lint run here.
+  const reports = sources.map((f, i) => importRelease(f, serviceDir, { release: `${i + 1}.0`, date: `2024-0${i + 1}-01` }));
+  assert.equal(reports[1].relaxed, ['GET /v1/items: security API_KEY → NONE', 'GET /v1/schedule: security SIGNED → API_KEY']);
+  assert.equal(reports[1].differs, ['GET /v1/open: security NONE in the catalogue, API_KEY in openapi desk-2.json (version 2)']);
+  assert.equal(reports[2].relaxed, ['GET /v1/orders: security SIGNED → API_KEY']);
+  assert.equal(reports[2].differs, ['GET /v1/open: security NONE in the catalogue, SIGNED in method table desk-3.json']);
+  // No signedParametersAccepted here: the timestamp that client still sends would be refused under --strict.
+  assert.ok(reports[2].notes.includes('GET /v1/orders: method table desk-3.json sends timestamp, which API_KEY does not take on this path (--strict refuses it): add it to the endpoint or to service.yaml signedParametersAccepted'), reports[2].notes.join('\n'));
+  assert.equal(reports[3].relaxed, ['GET /v1/schedule: security API_KEY → NONE']);
+  for (const r of reports) assert.equal([r.removed, r.deprecated, r.proposed], [[], [], []]);
+
+  const { catalogue } = loadCatalogue(dir, { modelCache: false });
+  const svc = catalogue.services[0];
+  const at = (key: string) => ['1.0', '2.0', '3.0', '4.0'].map((release) => resolveService(svc, release).served.find((e) => e.endpoint.key === key)!.security);
+  assert.equal(at('GET /v1/schedule'), ['SIGNED', 'API_KEY', 'API_KEY', 'NONE']);
+  assert.equal(at('GET /v1/orders'), ['SIGNED', 'SIGNED', 'API_KEY', 'API_KEY']);
+  assert.equal(at('GET /v1/items'), ['API_KEY', 'NONE', 'NONE', 'NONE']);
+  assert.equal(at('GET /v1/open'), ['NONE', 'NONE', 'NONE', 'NONE']);
+  // Written like a parameter made optional: one entry per requirement, each with the release it ends or begins at and its source.
+  const yaml = readFileSync(join(serviceDir, 'endpoints/desk.yaml'), 'utf8');
+  assert.ok(yaml.includes(`    path: /v1/schedule
+    added: "1.0"
+    source: openapi desk-1.json (version 1)
+    security:
+      - { scheme: SIGNED, removed: "2.0", source: "API_KEY from 2.0: openapi desk-2.json (version 2)" }
+      - { scheme: API_KEY, added: "2.0", removed: "4.0", source: "openapi desk-2.json (version 2); NONE from 4.0: openapi desk-4.json (version 4)" }
+      - { scheme: NONE, added: "4.0", source: openapi desk-4.json (version 4) }
+`), yaml);
+  assert.ok(yaml.includes('\n      - { scheme: API_KEY, added: "3.0", source: method table desk-3.json, note: "the client does not sign it; API_KEY, not NONE: the description does not say it sends no key" }\n'), yaml);
+  // The diff: a relaxation, not breaking (info), the signing parameters folded into it.
+  const changes = (from: string, to: string) => diffReleases(catalogue, 'desk', from, to).changes.map((c) => [c.id, c.severity, c.endpoint, c.release, c.message]);
+  assert.equal(changes('1.0', '2.0'), [
+    ['security-relaxed', 'info', 'GET /v1/items', '2.0', 'security requirement lowered from API_KEY to NONE'],
+    ['security-relaxed', 'info', 'GET /v1/schedule', '2.0', 'security requirement lowered from SIGNED to API_KEY'],
+  ]);
+  assert.equal(changes('2.0', '3.0'), [['security-relaxed', 'info', 'GET /v1/orders', '3.0', 'security requirement lowered from SIGNED to API_KEY']]);
+
+  const bytes = snapshot(dir);
+  const again = importRelease(sources[3], serviceDir, { release: '4.0' });
+  assert.equal(again.relaxed, reports[3].relaxed);
+  assert.equal(snapshot(dir), bytes, 'the same import again changes nothing');
+  const text = formatReport(again);
+  assert.match(text, /^relaxed GET \/v1\/schedule: security API_KEY → NONE \(from 4\.0\)$/m);
+  assert.match(text, / 1 security relaxed, /);
+});
+
 test('refused: a release in the middle, a conflicting date, a new release without a date, an import lint would fail', () => {
   const { dir, serviceDir } = emptyCatalogue('items');
   const file = join(dir, 'items.json');
@@ -358,6 +430,11 @@ test('today\'s method table is what the exchange catalogue holds: imported again
   assert.is(report.optional.length, 12);
   for (const p of ['param GET /sapi/v1/simple-earn/flexible/history/rewardsRecord type', 'param GET /sapi/v1/mining/hash-transfer/profit/details userName']) assert.ok(report.optional.includes(p), report.optional.join('\n'));
   assert.not.ok(report.differs.some((d) => /required in the catalogue, optional in/.test(d)), report.differs.join('\n'));
+  // SIGNED in the catalogue, unsigned by today's client: SIGNED until the release, API_KEY from it (written by an earlier run).
+  assert.equal(report.relaxed, [
+    'GET /sapi/v1/c2c/orderMatch/listUserOrderHistory', 'GET /sapi/v1/dci/product/list', 'GET /sapi/v1/margin/delist-schedule',
+    'GET /sapi/v1/margin/isolated/allPairs', 'GET /sapi/v1/spot/delist-schedule',
+  ].map((k) => `${k}: security SIGNED → API_KEY`));
   // Nothing else to write: the stamp on the margin listen token is the import's only edit.
   const written = snapshot(dir);
   const stream = join(dir, 'exchange/endpoints/data-stream.yaml');

@@ -73,7 +73,9 @@ function writeFixture(): string {
   writeFileSync(join(svc, 'releases.yaml'), "releases:\n  - { id: '1', date: '2020-01-01' }\n  - { id: '2', date: '2020-02-01' }\n  - { id: '3', date: '2020-03-01' }\n");
   writeFileSync(join(svc, 'service.yaml'), [
     'id: rules', 'title: Rule fixtures', 'kind: proxy', 'upstreams: { rest: http://127.0.0.1:1 }',
-    'errors: { envelope: code-msg, codes: { unknown: -1 } }', 'schemas:', '  Code: { type: string, maxLength: 3 }', '',
+    'errors: { envelope: code-msg, codes: { unknown: -1 } }', 'schemas:', '  Code: { type: string, maxLength: 3 }',
+    // Under /s/ an unsigned endpoint accepts the signing parameters too, optional.
+    'security:', '  apiKeyHeader: X-Key', '  signedParameters: [ { name: timestamp, required: true }, { name: signature, required: true } ]', '  signedParametersAccepted: [ { pathPrefix: /s/ } ]', '',
   ].join('\n'));
   const lines = ['module: rules', 'endpoints:'];
   for (const [name, before, after] of CASES) {
@@ -84,6 +86,9 @@ function writeFixture(): string {
   }
   for (const [name, fields] of FIELD_CASES) lines.push(`  - { method: POST, path: /f/${name}, parameters: [ ${fields} ] }`);
   for (const [, before, after] of PATH_CASES) lines.push(`  - { method: DELETE, removed: '2', ${before} }`, `  - { method: DELETE, added: '2', ${after} }`);
+  // security changed at 2 where the signing parameters stay, optional, on the laxer side
+  lines.push("  - { method: GET, path: /s/relaxed, security: [ { scheme: SIGNED, removed: '2' }, { scheme: API_KEY, added: '2' } ] }");
+  lines.push("  - { method: GET, path: /s/tightened, security: [ { scheme: API_KEY, removed: '2' }, { scheme: SIGNED, added: '2' } ] }");
   // policy: removed at 2 without deprecation; removed at 3 one release after its deprecation at 2
   lines.push("  - { method: GET, path: /gone/abrupt, removed: '2' }", "  - { method: GET, path: /gone/early, deprecated: '2', removed: '3' }", "  - { method: GET, path: /gone/after-notice, deprecated: '1', removed: '3' }");
   writeFileSync(join(svc, 'endpoints', 'rules.yaml'), `${lines.join('\n')}\n`);
@@ -134,6 +139,9 @@ const EXPECT: Record<string, string[]> = {
   'DELETE /t/path-renamed/{issue_id}': ['path-parameter-renamed'],
   'DELETE /t/path-narrowed/{id}': ['schema-type-changed'],
   'GET /gone/abrupt': ['endpoint-removed', 'endpoint-removed-without-deprecation'],
+  // The signing parameters, required on the SIGNED side and accepted on the other, come with the security change.
+  'GET /s/relaxed': ['security-relaxed'],
+  'GET /s/tightened': ['security-tightened'],
 };
 
 for (const [endpoint, want] of Object.entries(EXPECT)) {

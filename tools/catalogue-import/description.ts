@@ -35,6 +35,8 @@ export interface DescOperation {
   replacement?: string;
   /** Security the description states (undefined: it does not say). */
   security?: SecurityScheme;
+  /** The description says only that its client does not sign the call (a method table's `signed: false`): NONE or API_KEY, it does not tell which. */
+  unsigned?: boolean;
   /** null: the description names parameters unreliably (compared by nobody, imported by nobody). */
   parameters: DescParameter[] | null;
   /** Why `parameters` is null. */

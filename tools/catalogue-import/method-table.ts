@@ -5,6 +5,8 @@
 // Security of an operation: `signed` when the row says; else SIGNED when the method sends one of the
 // service's signedParameters (timestamp, signature, recvWindow: a client only sends those to sign),
 // else NONE, with a note saying the table does not tell (an API-key-only endpoint looks the same).
+// `signed: false` is also the operation's `unsigned`: it relaxes a SIGNED entry of the catalogue
+// (release-compare.ts).
 // Rows whose parameter names are a python client's snake_case argument names are read as the names
 // that client sends: binance-sdk-* turns every payload key into camelCase before it encodes and signs
 // the query (binance/binance-connector-python common/src/binance_common/utils.py encoded_string and
@@ -98,7 +100,7 @@ export function methodTableDescription(file: string, service: Record<string, any
     if (parameters?.length) entry.parameters = parameters.map((p) => p.entry);
     const op: DescOperation = {
       key, method, path: row.path, module: slug(row.client ?? 'default'), deprecated: false,
-      security: row.signed === true ? 'SIGNED' : undefined, parameters, entry,
+      security: row.signed === true ? 'SIGNED' : undefined, ...(row.signed === false ? { unsigned: true } : {}), parameters, entry,
       ...(unreliable ? { parametersNote: unreliable } : {}),
     };
     out.operations.push(op);

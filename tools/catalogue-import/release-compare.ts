@@ -2,9 +2,10 @@
 // stamps on the entries the catalogue has, new entries, named enums and changes.yaml proposals. Used
 // by release-import.ts, which checks the result and writes it.
 import { basename } from 'node:path';
-import { Document, isMap, type YAMLMap } from 'yaml';
+import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import { currentAt, existsAt } from '../../src/catalogue/lifecycle.js';
-import type { Endpoint, Parameter, Service, Span } from '../../src/catalogue/model.js';
+import type { Endpoint, Parameter, SecurityScheme, Service, Span } from '../../src/catalogue/model.js';
+import { SCHEME_RANK } from '../../src/catalogue/scheme-rank.js';
 import { isTemplated, shapeOf } from '../../src/catalogue/path-template.js';
 import { CatalogueNodes, type Located, type ServiceFiles } from './catalogue-nodes.js';
 import { inPaths, type DescOperation, type DescParameter, type Description } from './description.js';
@@ -33,6 +34,8 @@ export interface ReleaseImportReport {
   optional: string[];
   /** "field METHOD /path name": optional in the catalogue, required in the description: the entry ends and a required one begins at the release. */
   required: string[];
+  /** "METHOD /path: security SIGNED → API_KEY": a security requirement the description relaxes: the stricter entry ends at the release and the laxer one begins. */
+  relaxed: string[];
   /** "<item>: <type in the catalogue> → <type in the description>" (the catalogue's schema is kept). */
   retyped: string[];
   /** "<item>: what the catalogue says and what the description says" (the catalogue's fact is kept). */
@@ -161,6 +164,7 @@ export class Importer {
     report.added.sort();
     report.removed.sort();
     report.deprecated.sort();
+    report.relaxed.sort();
   }
 
   /** A catalogue endpoint inside --paths and --tags (its endpoints file is named after its tag, as a new entry's is). */
@@ -217,7 +221,7 @@ export class Importer {
     }
     this.flagged(op.key, op.deprecated, e.span, at, op.replacement && !e.replacement ? op.replacement : undefined);
     const security = currentAt(e.security, P)?.scheme ?? 'NONE';
-    if (op.security !== undefined && op.security !== security) report.differs.push(`${op.key}: security ${security} in the catalogue, ${op.security} in ${this.label}`);
+    this.keptSecurity(op, e, security);
     if (op.parameters === null) {
       report.skipped.push(`${op.key}: ${op.parametersNote}`);
       return;
@@ -275,6 +279,69 @@ export class Importer {
     if (span.deprecated !== null && span.deprecated <= P) return; // deprecated before
     this.report.deprecated.push(item);
     if (!(r >= 0 && span.deprecated === r)) this.stamp(at, 'deprecated', `deprecated ${R}: absent from ${this.label}`);
+  }
+
+  // --- security ----------------------------------------------------------------------------------
+
+  /**
+   * The description's security against the catalogue's at the previous release. A laxer one breaks
+   * no older request (a call signed for the stricter one still passes), and the stricter one would
+   * refuse today's clients: written like a parameter made optional, the stricter entry ends at the
+   * release and the laxer one begins (`relaxed`). A stricter one would refuse every older request
+   * that lacks it: a `differs` line for a person.
+   */
+  private keptSecurity(op: DescOperation, e: Endpoint, was: SecurityScheme): void {
+    const { r, R } = this.opts;
+    const to = this.laxer(op, was);
+    if (!to) {
+      if (op.security !== undefined && op.security !== was) this.report.differs.push(`${op.key}: security ${was} in the catalogue, ${op.security} in ${this.label}`);
+      return;
+    }
+    const item = `${op.key}: security ${was} → ${to}`;
+    const atR = r >= 0 ? currentAt(e.security, r)?.scheme ?? 'NONE' : was;
+    // The catalogue already says what the release requires: written by an earlier run, or by hand.
+    if (atR !== was) {
+      if (atR === to) this.report.relaxed.push(item);
+      else this.report.differs.push(`${op.key}: security ${atR} from ${R} in the catalogue, ${to} in ${this.label}`);
+      return;
+    }
+    this.report.relaxed.push(item);
+    this.relax(op, e, was, to);
+    // Signing parameters the client still sends are the endpoint's no more: --strict would refuse them.
+    const sent = (op.parameters ?? []).filter((p) => this.signed.has(p.name)).map((p) => p.name);
+    if (sent.length && !this.accepted.some((a) => e.path.startsWith(a))) {
+      this.report.notes.push(`${op.key}: ${this.label} sends ${sent.join(', ')}, which ${to} does not take on this path (--strict refuses it): add it to the endpoint or to service.yaml signedParametersAccepted`);
+    }
+  }
+
+  /**
+   * The laxer requirement the description gives, else null. "Not signed" (a method table) lowers
+   * SIGNED to API_KEY where the service has a key header, not to NONE: a client that does not sign
+   * may still send its key, and the table does not say it sends none.
+   */
+  private laxer(op: DescOperation, was: SecurityScheme): SecurityScheme | null {
+    const unsigned: SecurityScheme | undefined = op.unsigned && was === 'SIGNED' ? (this.apiKeyHeader ? 'API_KEY' : 'NONE') : undefined;
+    const stated = op.security ?? unsigned;
+    return stated !== undefined && SCHEME_RANK[stated] < SCHEME_RANK[was] ? stated : null;
+  }
+
+  /** The requirement in force at the previous release ends at the release; `to` begins there. */
+  private relax(op: DescOperation, e: Endpoint, was: SecurityScheme, to: SecurityScheme): void {
+    const { R } = this.opts;
+    const at = this.nodes!.endpoint(e);
+    const why = `${to} from ${R}: ${this.label}`;
+    const note = op.security === undefined ? { note: `the client does not sign it; ${to}${to === 'API_KEY' ? ', not NONE: the description does not say it sends no key' : ''}` } : {};
+    const begun = { scheme: to, added: R, source: typeof op.entry.source === 'string' ? op.entry.source : this.label, ...note };
+    const list = at.map.get('security', true);
+    if (!isSeq(list)) {
+      at.file.replaceWithList(at.map, 'security', [{ scheme: was, removed: R, source: why }, begun]);
+      return;
+    }
+    // The loader keeps the list's order: the n-th requirement of the model is the n-th item.
+    const live = list.items[e.security.findIndex((s) => this.atP(s.span))];
+    if (!isMap(live) || live.get('scheme') !== was) throw new Error(`${e.at.file}: ${e.key}: the security list does not hold the ${was} entry the loader read`);
+    this.stamp({ file: at.file, map: live }, 'removed', why);
+    at.file.appendItems(at.map, 'security', [begun], undefined, 'flow');
   }
 
   // --- parameters --------------------------------------------------------------------------------

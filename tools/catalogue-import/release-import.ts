@@ -14,7 +14,7 @@
 // - a fact already written (added/removed/deprecated, security, schema) that differs from the
 //   description is kept and reported as `differs`; except a required parameter the description
 //   makes optional (nothing older breaks): its entry ends at the release and an optional one
-//   begins (`optional`).
+//   begins (`optional`); so does a security requirement the description relaxes (`relaxed`).
 // The edited folder is loaded and its version changes checked before anything is written, so lint
 // passes after an import; a second run of the same import changes no byte.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,7 +115,7 @@ export function importRelease(sourceFile: string, serviceDir: string, opts: Rele
   const report: ReleaseImportReport = {
     release: R, date: r >= 0 ? releases[r].date : opts.date!, previous: P >= 0 ? releases[P].id : null, source: desc.label, from, absent,
     dryRun: !!opts.dryRun, createdService: !serviceRaw, createdRelease: r < 0,
-    added: [], removed: [], deprecated: [], optional: [], required: [], retyped: [], differs: [], skipped: [...desc.skipped], proposed: [], leftOut: desc.leftOut, notes: [...desc.warnings], files: [],
+    added: [], removed: [], deprecated: [], optional: [], required: [], relaxed: [], retyped: [], differs: [], skipped: [...desc.skipped], proposed: [], leftOut: desc.leftOut, notes: [...desc.warnings], files: [],
   };
   const imp = new Importer(desc, service, serviceRaw ?? {}, files, { R, r, P, absent, paths: opts.paths, tags: opts.tags }, report);
   if (!serviceRaw) files.create('service.yaml', serviceText(newService(desc, basename(dir), basename(sourceFile)), basename(sourceFile)));

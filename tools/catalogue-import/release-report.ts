@@ -28,6 +28,7 @@ export function formatReport(r: ReleaseImportReport): string {
   list('deprecated', r.deprecated);
   list('optional', r.optional.map((i) => `${i} (required until ${r.release})`));
   list('required', r.required.map((i) => `${i} (optional until ${r.release})`));
+  list('relaxed', r.relaxed.map((i) => `${i} (from ${r.release})`));
   list('retyped', r.retyped.map((i) => `${i} (catalogue kept)`));
   list('differs', r.differs);
   list('skipped', r.skipped);
@@ -35,7 +36,7 @@ export function formatReport(r: ReleaseImportReport): string {
   list('note', r.notes);
   if (r.leftOut) lines.push(`left out ${r.leftOut} operation(s) outside --paths/--tags`);
   list(r.dryRun ? 'would write' : 'wrote', r.files);
-  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.optional.length} became optional, ${r.required.length} became required, ${r.retyped.length} retyped, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
+  lines.push(`${r.added.length} added, ${r.removed.length} removed, ${r.deprecated.length} deprecated, ${r.optional.length} became optional, ${r.required.length} became required, ${r.relaxed.length} security relaxed, ${r.retyped.length} retyped, ${r.differs.length} differ (catalogue kept), ${r.skipped.length} skipped, ${r.proposed.length} changes.yaml proposal(s); ${r.files.length} file(s) ${r.dryRun ? 'to write' : 'written'}`);
   return `${lines.map(printable).join('\n')}\n`;
 }
 

@@ -52,10 +52,28 @@ export class YamlText {
     this.splices.push({ at: node.range[0], end: node.range[1], text: block ? `${written}\n` : written });
   }
 
-  /** Append items to a block sequence (`seq` of map `parent` under `key`; created at the map's end when missing). */
-  appendItems(parent: YAMLMap, key: string, items: unknown[], stringType?: 'QUOTE_SINGLE'): void {
+  /**
+   * Replace the scalar value of `key` in a map with a list of `items`, each a flow map on a line of
+   * its own (`security: SIGNED` → one entry per requirement, each with its releases).
+   */
+  replaceWithList(map: YAMLMap, key: string, items: Record<string, unknown>[]): void {
+    const node = pairOf(map, key)?.value;
+    if (!isScalar(node) || !node.range) throw new Error(`${this.file}: ${key} is not a scalar`);
+    const text = map.flow ? `[${items.map(flowItem).join(', ')}]` : `\n${indent(items.map((i) => `- ${flowItem(i)}`).join('\n'), this.column(map.range![0]) + 2)}`;
+    // A block list starts on the next line: the spaces after `key:` go too.
+    let at = node.range[0];
+    while (!map.flow && this.text[at - 1] === ' ') at--;
+    this.splices.push({ at, end: node.range[1], text });
+  }
+
+  /**
+   * Append items to a block sequence (`seq` of map `parent` under `key`; created at the map's end when
+   * missing); `flow`: each item a flow map on a line of its own.
+   */
+  appendItems(parent: YAMLMap, key: string, items: unknown[], stringType?: 'QUOTE_SINGLE', style?: 'flow'): void {
     if (!items.length) return;
     const options = { ...OPTIONS, ...(stringType ? { defaultStringType: stringType, defaultKeyType: 'PLAIN' as const } : {}) };
+    const listText = () => (style === 'flow' ? items.map((i) => `- ${flowItem(i)}\n`).join('') : stringify(items, options));
     const seq = parent.get(key, true) as Node | undefined;
     if (seq === undefined || seq === null || (isScalar(seq) && seq.value === null)) {
       if (seq !== undefined && seq !== null) throw new Error(`${this.file}: ${key} is empty; write "${key}: []" or a list`);
@@ -68,13 +86,13 @@ export class YamlText {
       if (list.items.length) throw new Error(`${this.file}: "${key}" is a flow list [..]; write it as a block list to import into it`);
       // `key: []`: the brackets give way to the block list.
       const col = this.column(parent.range![0]);
-      this.splices.push({ at: list.range![0], end: list.range![1], text: `\n${indent(stringify(items, options), col + 2).trimEnd()}` });
+      this.splices.push({ at: list.range![0], end: list.range![1], text: `\n${indent(listText(), col + 2).trimEnd()}` });
       return;
     }
     const last = list.items.at(-1)!;
     const dash = this.text.lastIndexOf('-', last.range![0]);
     const col = this.column(dash);
-    this.insert(this.lineAfter(last.range![1]), indent(stringify(items, options), col));
+    this.insert(this.lineAfter(last.range![1]), indent(listText(), col));
   }
 
   /** The text with every edit made. */
@@ -112,6 +130,11 @@ export function pairOf(map: YAMLMap, key: string): Pair<Node, Node> | undefined 
 function valueEnd(pair: Pair<Node, Node>): number {
   const node = pair.value ?? pair.key;
   return node!.range![1];
+}
+
+/** An item of a list as one flow map: `{ scheme: SIGNED, removed: 2.0 }`. */
+function flowItem(item: unknown): string {
+  return stringify(item, { ...OPTIONS, collectionStyle: 'flow' }).trim();
 }
 
 function flowPair(key: string, value: unknown): string {
