@@ -2,6 +2,9 @@
 // the loader checks them and fills in the derived fields (release indexes, owning file and line).
 
 import type { ChangeSet } from './changes/types.js';
+import type { Credentials, ErrorConfig, VersionHeader } from './service-profile.js';
+
+export type { Credentials, ErrorConfig, UpstreamAnswer, UpstreamUnknown, VersionHeader } from './service-profile.js';
 
 export type SecurityScheme = 'NONE' | 'API_KEY' | 'SIGNED';
 
@@ -179,6 +182,24 @@ export interface WsMethod extends Lifecycle, Partial<Record<'userData', true>> {
   weights?: WeightEntry[];
 }
 
+/**
+ * An endpoint a client calls that the gateway deliberately does not serve (not-served.yaml): at every
+ * release a request to it is refused with its reason, never forwarded. Never also an endpoint.
+ */
+export interface NotServed {
+  method: string;
+  /** As written; a {name} segment matches any one segment. */
+  path: string;
+  /** "METHOD /path", as an endpoint's key. */
+  key: string;
+  /** The endpoint to call instead ("METHOD /path"), served at the newest release. */
+  replacement?: string;
+  reason: string;
+  source: string;
+  note?: string;
+  at: Where;
+}
+
 export interface BuilderDef {
   name: string;
   kind?: 'synchronous' | 'asynchronous';
@@ -207,51 +228,6 @@ export interface RateLimit extends Lifecycle {
   pathPrefix?: string;
   /** The upstream's answer header carrying its own count of this limit (the gateway learns from it). */
   header?: string;
-}
-
-export interface ErrorConfig {
-  envelope: 'code-msg' | 'error' | 'message';
-  codes: Record<string, number>;
-  /** envelope message: the documentation_url of the gateway's own answers. */
-  documentationUrl?: string;
-  /** The upstream's answers meaning "no such operation" / "no such parameter" (drift from the catalogue). */
-  upstreamUnknown?: UpstreamUnknown;
-}
-
-/** One kind of upstream answer: its HTTP status (absent: any 4xx) and its envelope code ('none': no code; absent: any). */
-export interface UpstreamAnswer {
-  status?: number;
-  code?: number | 'none';
-}
-
-/** service.yaml errors.upstreamUnknown: what the upstream answers when an operation or a parameter does not exist there. */
-export interface UpstreamUnknown {
-  operation: UpstreamAnswer[];
-  parameter: UpstreamAnswer[];
-  source: string;
-}
-
-/** The header by which the upstream's clients choose its version, and the releases its values name. */
-export interface VersionHeader {
-  /** As written (X-GitHub-Api-Version). */
-  name: string;
-  /** Each value the upstream accepts → the newest release it names. */
-  values: Record<string, string>;
-  /** The release of a request that chooses none. */
-  absent?: string;
-  source?: string;
-  note?: string;
-}
-
-export interface Credentials {
-  /** The client's own Authorization reaches the upstream unchanged. */
-  forward: boolean;
-  /** Where a client's gateway token travels, as written (Authorization, X-Gateway-Token). */
-  tokenHeader: string;
-  /** Where a credential the gateway holds for the service goes, on requests that present a gateway token. */
-  inject?: { header: string; prefix: string };
-  source?: string;
-  note?: string;
 }
 
 export interface Service {
@@ -291,6 +267,8 @@ export interface Service {
   upstreamRelease?: string;
   /** changes.yaml: how a request at an older release reaches the upstream's, and its answer comes back. */
   changes: ChangeSet;
+  /** not-served.yaml: endpoints clients call that no release serves, each refused with its reason. */
+  notServed: NotServed[];
 }
 
 export interface Catalogue {

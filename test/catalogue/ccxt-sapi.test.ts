@@ -1,16 +1,13 @@
 // A second source for /sapi (issue 48 item 4): every /sapi endpoint of ccxt 4.5.84's own endpoint table
 // (node_modules/ccxt, binance's api.sapi … api.sapiV4) is served at the catalogue's newest release, or
 // catalogued as removed (answered 410 naming its release and replacement, with a source), or listed in
-// the one reviewed file data/exchange-not-served.tsv with the reason it is not served: never silently
-// absent. ccxt's table corroborates; it is never the source of a catalogue fact.
+// catalogue/exchange/not-served.yaml with the reason it is not served: never silently absent. ccxt's
+// table corroborates; it is never the source of a catalogue fact.
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
-import { ROOT } from '../support/processes.js';
 
 const require = createRequire(import.meta.url);
 const ccxt = require('ccxt') as { version: string; binance: new () => { api: Record<string, Record<string, Record<string, unknown>>> } };
@@ -25,26 +22,15 @@ function ccxtSapi(): string[] {
   return out;
 }
 
-interface Row { key: string; instead: string; reason: string; source: string; line: number }
-function notServed(): Row[] {
-  const [header, ...lines] = readFileSync(join(ROOT, 'data/exchange-not-served.tsv'), 'utf8').trimEnd().split('\n');
-  assert.equal(header.split('\t'), ['method', 'path', 'instead', 'reason', 'source']);
-  return lines.map((l, i) => {
-    const [method, path, instead, reason, source, ...rest] = l.split('\t');
-    assert.equal(rest, [], `line ${i + 2}: five columns`);
-    return { key: `${method} ${path}`, instead, reason, source, line: i + 2 };
-  });
-}
-
 const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
 const newest = resolveService(service);
 const served = new Set(newest.served.map((e) => e.endpoint.key));
 const catalogued = new Map(service.endpoints.map((e) => [e.key, e]));
 const table = ccxtSapi();
-const rows = notServed();
+const rows = service.notServed;
 const listed = new Map(rows.map((r) => [r.key, r]));
 
-const test = suite(`ccxt ${ccxt.version}'s /sapi table against the catalogue at ${newest.release!.id} and data/exchange-not-served.tsv`);
+const test = suite(`ccxt ${ccxt.version}'s /sapi table against the catalogue at ${newest.release!.id} and catalogue/exchange/not-served.yaml`);
 
 test('the table read is ccxt 4.5.84\'s, and it is the whole /sapi table', () => {
   assert.is(ccxt.version, '4.5.84');
@@ -61,7 +47,7 @@ test('every /sapi endpoint ccxt calls is served, catalogued as removed with a so
     if (e && e.removed !== undefined && e.source) { removed++; continue; }
     if (!listed.has(key)) absent.push(key);
   }
-  assert.equal(absent, [], 'silently absent: catalogue them with a source or list them in data/exchange-not-served.tsv');
+  assert.equal(absent, [], 'silently absent: catalogue them with a source or list them in catalogue/exchange/not-served.yaml');
   const live = new Set(table.filter((k) => served.has(k))).size;
   console.log(`ccxt ${ccxt.version} /sapi: ${new Set(table).size} endpoints: ${live} served at ${newest.release!.id}, ${removed} catalogued as removed (410), ${rows.length} listed as not served`);
 });
@@ -71,14 +57,14 @@ test('the reviewed file: each row is ccxt\'s, uncatalogued, once, with a reason,
   const ccxtKeys = new Set(table);
   const seen = new Set<string>();
   for (const r of rows) {
-    const at = `data/exchange-not-served.tsv:${r.line} ${r.key}`;
+    const at = `${r.at.file}:${r.at.line} ${r.key}`;
     if (seen.has(r.key)) problems.push(`${at}: listed twice`);
     seen.add(r.key);
     if (!ccxtKeys.has(r.key)) problems.push(`${at}: not in ccxt ${ccxt.version}'s table (stale)`);
     if (catalogued.has(r.key)) problems.push(`${at}: catalogued too (one or the other)`);
     if (r.reason.length < 20) problems.push(`${at}: no reason`);
     if (!/ccxt 4\.5\.84/.test(r.source) || r.source.split(';').length < 2) problems.push(`${at}: the source must name a document besides ccxt's table`);
-    if (r.instead && !served.has(r.instead)) problems.push(`${at}: instead ${r.instead} is not served at ${newest.release!.id}`);
+    if (r.replacement && !served.has(r.replacement)) problems.push(`${at}: replacement ${r.replacement} is not served at ${newest.release!.id}`);
   }
   assert.equal(problems, []);
 });
