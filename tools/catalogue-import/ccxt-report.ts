@@ -84,7 +84,7 @@ export function accountForCcxt(source: string, serviceDir: string, opts: CcxtOpt
       if (e.host !== host) others.add(e.host);
       continue;
     }
-    if (seen.has(e.key)) continue; // ccxt lists some paths in two groups (public and private /api/v3)
+    if (seen.has(e.key)) continue; // a table may list one endpoint in two groups (binance's public and private share /api/v3)
     seen.add(e.key);
     checkNames(source, e.method, e.path, []);
     const op = operationKeyOf(e.key);
