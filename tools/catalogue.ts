@@ -7,7 +7,8 @@
 //   import-openapi <spec> <service-dir> [--module <name>] [--dry-run]
 //                                             append endpoints the catalogue lacks; never rewrites entries
 //   import <source> --service <dir> --release <id> [--date …] [--from …] [--absent …] [--paths …] [--dry-run] [--format …]
-//                                             one release of the upstream as lifecycle facts (docs/release-import.md)
+//                                             one release of the upstream as lifecycle facts, or what a ccxt
+//                                             table calls that the catalogue does not account for (docs/release-import.md)
 //   drift <gateway-url|file> [--format text|json]   what live traffic says the catalogue lacks (GET /_gateway/drift)
 import { CatalogueError, CatalogueReadError, formatProblem } from '../src/catalogue/problems.js';
 import { loadCatalogue } from '../src/catalogue/load.js';
@@ -33,7 +34,9 @@ const USAGE = `usage: npm run catalogue -- <command> [options]
   import-openapi <spec.yaml|json> <service-dir> [--module <name>] [--dry-run] [--max-source-mib <n>] [--max-operations <n>]
   ${IMPORT_USAGE}
       a release of the upstream (OpenAPI 3 or a method table) against the release before: added,
-      removed, deprecated stamps and changes.yaml proposals; see docs/release-import.md
+      removed, deprecated stamps and changes.yaml proposals; or ccxt's endpoint table (--from ccxt,
+      --exchange <id>; nothing written): what it calls that the catalogue neither holds nor lists in
+      not-served.yaml; see docs/release-import.md
   plan <release> '<METHOD /path>' [--service <id>] [--upstream-release <id>] [--catalogue <dir>]
   drift <gateway-url|file> [--format text|json]`;
 

@@ -11,6 +11,8 @@ export const FILE_KINDS = {
   endpoints: { file: 'endpoints.yaml', folder: 'endpoints/', def: 'endpointsFile' },
   /** Version changes: how requests at older releases reach the upstream's (src/catalogue/changes/). */
   changes: { file: 'changes.yaml', def: 'changesFile' },
+  /** Endpoints clients call that the gateway deliberately does not serve, each with its reason. */
+  notServed: { file: 'not-served.yaml', def: 'notServedFile' },
 } as const;
 
 export type Kind = keyof typeof FILE_KINDS;

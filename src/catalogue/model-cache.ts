@@ -15,7 +15,7 @@ import type { Problem } from './problems.js';
 import type { Catalogue } from './model.js';
 
 /** Bump when the model's shape changes, so older caches are ignored. */
-const MODEL_VERSION = '6';
+const MODEL_VERSION = '7';
 
 /** Set by tools/bundle.ts in a bundle: loaderVersion() of the files it was bundled from. */
 declare const __CATALOGUE_LOADER_VERSION__: string | undefined;

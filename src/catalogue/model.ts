@@ -189,6 +189,24 @@ export interface UserDataSubscription {
   field: string;
 }
 
+/**
+ * An endpoint a client calls that the gateway deliberately does not serve (not-served.yaml): at every
+ * release a request to it is refused with its reason, never forwarded. Never also an endpoint.
+ */
+export interface NotServed {
+  method: string;
+  /** As written; a {name} segment matches any one segment. */
+  path: string;
+  /** "METHOD /path", as an endpoint's key. */
+  key: string;
+  /** The endpoint to call instead ("METHOD /path"), served at the newest release. */
+  replacement?: string;
+  reason: string;
+  source: string;
+  note?: string;
+  at: Where;
+}
+
 export interface BuilderDef {
   name: string;
   kind?: 'synchronous' | 'asynchronous';
@@ -256,6 +274,8 @@ export interface Service {
   upstreamRelease?: string;
   /** changes.yaml: how a request at an older release reaches the upstream's, and its answer comes back. */
   changes: ChangeSet;
+  /** not-served.yaml: endpoints clients call that no release serves, each refused with its reason. */
+  notServed: NotServed[];
 }
 
 export interface Catalogue {

@@ -12,6 +12,9 @@ export const REASONS = {
   notFound: { status: 404, message: 'no such endpoint at the served release' },
   gone: { status: 410, message: 'endpoint removed at or before the served release' },
   methodNotAllowed: { status: 405, message: 'method not allowed for this path at the served release' },
+  // 404, not 501: the resource is absent here (not a method the server cannot handle), and a 5xx would
+  // read as a gateway fault clients retry and alerts count.
+  notServed: { status: 404, message: 'endpoint deliberately not served by this gateway' },
   malformed: { status: 400, message: 'malformed request (request target, headers or framing)' },
   duplicate: { status: 400, message: 'a parameter was sent more than once' },
   missing: { status: 400, message: 'mandatory parameter missing, empty or malformed' },

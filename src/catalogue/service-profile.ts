@@ -1,5 +1,6 @@
-// Typed model of service.yaml's HTTP profile: the error envelope and codes, the upstream's answers
-// for an unknown operation or parameter, its version header, and how credentials reach it.
+// How a service's upstream speaks HTTP, as service.yaml declares it: its error envelope and codes, the
+// answers by which it says something does not exist, its version header and how credentials reach it.
+// Part of the model (model.ts re-exports these types).
 
 export interface ErrorConfig {
   envelope: 'code-msg' | 'error' | 'message';

@@ -16,7 +16,7 @@ import { notServed } from './routes/lifecycle-answers.js';
 import { ownHeaders, preflightHeaders, credentialed } from './stages/own-headers.js';
 import { forEachParam } from './params/form-params.js';
 import { hasBody, readBody } from './stages/read-body.js';
-import { ownerOf, type Route } from './routes/route-table.js';
+import { isServed, ownerOf, type Route } from './routes/route-table.js';
 import { checkApiKey } from './stages/security-check.js';
 import { checkBody, takesJsonBody } from './stages/validate-body.js';
 import { checkParams, repeatableParams } from './params/validate-params.js';
@@ -86,14 +86,14 @@ export function routeRequest(p: Program, ex: Exchange, path: string): boolean {
     return false;
   }
   const refused = notServed(p.table, method, path);
-  ex.view = refused.route?.view ?? ownerOf(p.table, path);
+  ex.view = refused.route?.view ?? refused.view ?? ownerOf(p.table, path);
   if (refused.unknown && p.drift) p.drift.unknownOperation('rest', method, path, ex.view?.service.id);
   ex.own = ownHeaders(p.cors, origin, ex.view, refused.route);
   throw refused.error;
 }
 
 function preflight(p: Program, ex: Exchange, path: string, origin: string): false {
-  const known = p.table.lives(path).filter((r) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated');
+  const known = p.table.lives(path).filter(isServed);
   const view = known[0]?.view ?? ownerOf(p.table, path);
   const methods = known.map((r) => r.endpoint.endpoint.method);
   if (methods.includes('GET')) methods.push('HEAD');

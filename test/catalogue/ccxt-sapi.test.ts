@@ -1,86 +1,68 @@
-// A second source for /sapi (issue 48 item 4): every /sapi endpoint of ccxt 4.5.84's own endpoint table
-// (node_modules/ccxt, binance's api.sapi … api.sapiV4) is served at the catalogue's newest release, or
-// catalogued as removed (answered 410 naming its release and replacement, with a source), or listed in
-// the one reviewed file data/exchange-not-served.tsv with the reason it is not served: never silently
-// absent. ccxt's table corroborates; it is never the source of a catalogue fact.
+// A second source for /sapi (issue 48 item 4): every endpoint of ccxt 4.5.84's own binance table
+// (node_modules/ccxt) on the exchange's host is served at the catalogue's newest release, catalogued as
+// removed (answered 410 naming its release and replacement, with a source), or listed in
+// catalogue/exchange/not-served.yaml with the reason it is not served: never silently absent. Read by
+// the release import's ccxt reader, the one command a new ccxt release needs. ccxt's table
+// corroborates; it is never the source of a catalogue fact.
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
-import { findService, resolveService } from '../../src/catalogue/resolve.js';
+import { findService } from '../../src/catalogue/resolve.js';
+import { accountForCcxt } from '../../tools/catalogue-import/ccxt-report.js';
+import { readCcxtTable } from '../../tools/catalogue-import/ccxt-table.js';
 import { ROOT } from '../support/processes.js';
 
-const require = createRequire(import.meta.url);
-const ccxt = require('ccxt') as { version: string; binance: new () => { api: Record<string, Record<string, Record<string, unknown>>> } };
-
-/** ccxt's binance table: api.sapi is /sapi/v1, api.sapiV2 … sapiV4 the later versions; each method maps path → cost. */
-function ccxtSapi(): string[] {
-  const { api } = new ccxt.binance();
-  const out: string[] = [];
-  for (const [name, version] of [['sapi', 'v1'], ['sapiV2', 'v2'], ['sapiV3', 'v3'], ['sapiV4', 'v4']]) {
-    for (const [method, paths] of Object.entries(api[name] ?? {})) for (const path of Object.keys(paths)) out.push(`${method.toUpperCase()} /sapi/${version}/${path}`);
-  }
-  return out;
-}
-
-interface Row { key: string; instead: string; reason: string; source: string; line: number }
-function notServed(): Row[] {
-  const [header, ...lines] = readFileSync(join(ROOT, 'data/exchange-not-served.tsv'), 'utf8').trimEnd().split('\n');
-  assert.equal(header.split('\t'), ['method', 'path', 'instead', 'reason', 'source']);
-  return lines.map((l, i) => {
-    const [method, path, instead, reason, source, ...rest] = l.split('\t');
-    assert.equal(rest, [], `line ${i + 2}: five columns`);
-    return { key: `${method} ${path}`, instead, reason, source, line: i + 2 };
-  });
-}
-
+const ccxt = createRequire(import.meta.url)('ccxt') as { version: string; binance: new () => Record<string, unknown> };
+const CCXT = join(ROOT, 'node_modules/ccxt');
+const all = accountForCcxt(CCXT, join(ROOT, 'catalogue/exchange'), { exchange: 'binance' });
+// The /sapi part of it, as --paths /sapi/ reports it.
+const onSapi = (keys: string[]) => keys.filter((k) => k.includes(' /sapi/'));
+const sapi = {
+  ...all, served: onSapi(all.served), removed: onSapi(all.removed), notYet: onSapi(all.notYet), notServed: onSapi(all.notServed),
+  unaccounted: all.unaccounted.filter((u) => u.key.includes(' /sapi/')), listedNotCalled: onSapi(all.listedNotCalled),
+};
+const sapiCount = sapi.served.length + sapi.removed.length + sapi.notYet.length + sapi.notServed.length + sapi.unaccounted.length;
 const service = findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange');
-const newest = resolveService(service);
-const served = new Set(newest.served.map((e) => e.endpoint.key));
-const catalogued = new Map(service.endpoints.map((e) => [e.key, e]));
-const table = ccxtSapi();
-const rows = notServed();
-const listed = new Map(rows.map((r) => [r.key, r]));
 
-const test = suite(`ccxt ${ccxt.version}'s /sapi table against the catalogue at ${newest.release!.id} and data/exchange-not-served.tsv`);
+const test = suite(`ccxt ${ccxt.version}'s binance table against the catalogue at ${sapi.release} and not-served.yaml`);
 
 test('the table read is ccxt 4.5.84\'s, and it is the whole /sapi table', () => {
   assert.is(ccxt.version, '4.5.84');
-  assert.ok(table.length >= 400, `${table.length} /sapi endpoints read`);
-  assert.ok(table.includes('POST /sapi/v1/userListenToken') && table.includes('GET /sapi/v2/eth-staking/account'), 'v1 and v2 paths read');
+  assert.match(sapi.source, /^ccxt 4\.5\.84 binance /);
+  assert.is(sapiCount, 436);
+  assert.ok(sapi.served.includes('POST /sapi/v1/userListenToken') && sapi.served.includes('GET /sapi/v2/eth-staking/account'), 'v1 and v2 paths read');
 });
 
 test('every /sapi endpoint ccxt calls is served, catalogued as removed with a source, or listed with a reason', () => {
-  const absent: string[] = [];
-  let removed = 0;
-  for (const key of new Set(table)) {
-    if (served.has(key)) continue;
-    const e = catalogued.get(key);
-    if (e && e.removed !== undefined && e.source) { removed++; continue; }
-    if (!listed.has(key)) absent.push(key);
-  }
-  assert.equal(absent, [], 'silently absent: catalogue them with a source or list them in data/exchange-not-served.tsv');
-  const live = new Set(table.filter((k) => served.has(k))).size;
-  console.log(`ccxt ${ccxt.version} /sapi: ${new Set(table).size} endpoints: ${live} served at ${newest.release!.id}, ${removed} catalogued as removed (410), ${rows.length} listed as not served`);
+  assert.equal(sapi.unaccounted, [], 'silently absent: catalogue them with a source or list them in catalogue/exchange/not-served.yaml');
+  assert.equal(sapi.notYet, []);
+  const removed = new Map(service.endpoints.filter((e) => e.removed !== undefined).map((e) => [e.key, e]));
+  assert.equal(sapi.removed.filter((k) => !removed.get(k)?.source), [], 'each removal has a source');
+  console.log(`ccxt ${ccxt.version} /sapi: ${sapiCount} endpoints: ${sapi.served.length} served at ${sapi.release}, ${sapi.removed.length} catalogued as removed (410), ${sapi.notServed.length} listed as not served`);
 });
 
-test('the reviewed file: each row is ccxt\'s, uncatalogued, once, with a reason, a source and a served replacement if it names one', () => {
-  const problems: string[] = [];
-  const ccxtKeys = new Set(table);
-  const seen = new Set<string>();
-  for (const r of rows) {
-    const at = `data/exchange-not-served.tsv:${r.line} ${r.key}`;
-    if (seen.has(r.key)) problems.push(`${at}: listed twice`);
-    seen.add(r.key);
-    if (!ccxtKeys.has(r.key)) problems.push(`${at}: not in ccxt ${ccxt.version}'s table (stale)`);
-    if (catalogued.has(r.key)) problems.push(`${at}: catalogued too (one or the other)`);
-    if (r.reason.length < 20) problems.push(`${at}: no reason`);
-    if (!/ccxt 4\.5\.84/.test(r.source) || r.source.split(';').length < 2) problems.push(`${at}: the source must name a document besides ccxt's table`);
-    if (r.instead && !served.has(r.instead)) problems.push(`${at}: instead ${r.instead} is not served at ${newest.release!.id}`);
-  }
+test('and so is the rest of what it calls on the exchange\'s host (/api/v3)', () => {
+  assert.equal(all.unaccounted, []);
+  assert.ok(all.endpoints > sapiCount, `${all.endpoints} endpoints on ${all.host}`);
+});
+
+test('the reviewed list: each entry is one ccxt calls, and its source names a document besides ccxt\'s table', () => {
+  assert.equal(sapi.listedNotCalled, [], 'stale entries: no longer in ccxt\'s table');
+  assert.is(sapi.notServed.length, service.notServed.length);
+  const problems = service.notServed
+    .filter((n) => !/ccxt 4\.5\.84/.test(n.source) || n.source.split(';').length < 2)
+    .map((n) => `${n.at.file}:${n.at.line} ${n.key}`);
   assert.equal(problems, []);
+});
+
+test('the method names the report gives are the implicit methods ccxt itself defines', () => {
+  const exchange = new ccxt.binance();
+  const table = readCcxtTable(CCXT, 'binance');
+  assert.ok(table.endpoints.length > 800, `${table.endpoints.length} endpoints`);
+  assert.equal(table.endpoints.filter((e) => typeof exchange[e.name] !== 'function').map((e) => e.name), []);
+  assert.ok(table.endpoints.some((e) => e.name === 'sapiGetMarginAllOrders' && e.key === 'GET /sapi/v1/margin/allOrders'));
 });
 
 test.run();

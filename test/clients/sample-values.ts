@@ -30,7 +30,8 @@ const BY_NAME: Record<string, unknown> = {
 };
 
 function fromCatalogue(p: Parameter, list: boolean, v: ReleaseView): unknown {
-  const s = p.schema as { type?: string; enum?: unknown[]; minimum?: number; exclusiveMinimum?: number; items?: { enum?: unknown[] } };
+  const s = p.schema as { type?: string; enum?: unknown[]; minimum?: number; exclusiveMinimum?: number; items?: { enum?: unknown[]; type?: string } };
+  if (list && s.items?.type === 'object') return [{}]; // a list of records: their fields are not described
   const values = p.enum ? v.enumValues(p.enum).map((x) => x.value) : (s.enum ?? s.items?.enum)?.map(String);
   if (values?.length) return list ? values.slice(0, 2) : values[0];
   if (s.type === 'integer' || s.type === 'number') return Math.max(s.minimum ?? 1, (s.exclusiveMinimum ?? 0) + 1);

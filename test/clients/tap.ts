@@ -1,5 +1,6 @@
 // A recording pass-through between a real client and the gateway: it keeps the exact request line
-// and body each client sent, so a test can compare them with what reached the upstream.
+// and body each client sent, so a test can compare them with what reached the upstream, and the
+// gateway's answer to each (status and body), so a test can read a refusal the client only throws.
 import { request, createServer, type Server } from 'node:http';
 import type { RunningGateway } from '../../src/server.js';
 import { API_KEY, SECRET, gatewayAt } from '../support/gateway.js';
@@ -11,9 +12,16 @@ export interface Sent {
   body: string;
 }
 
+/** A request as sent and the answer it got back through the tap. */
+export interface Answered extends Sent {
+  status: number;
+  answer: string;
+}
+
 export interface Tap {
   url: string;
   sent: Sent[];
+  answered: Answered[];
   close(): Promise<void>;
 }
 
@@ -21,6 +29,7 @@ export interface Tap {
 export function startTap(target: string): Promise<Tap> {
   const to = new URL(target);
   const sent: Sent[] = [];
+  const answered: Answered[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -29,6 +38,9 @@ export function startTap(target: string): Promise<Tap> {
       sent.push({ method: req.method ?? '', url: req.url ?? '', body: body.toString('utf8') });
       const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
+        const chunks: Buffer[] = [];
+        up.on('data', (c: Buffer) => chunks.push(c));
+        up.on('end', () => answered.push({ method: req.method ?? '', url: req.url ?? '', body: body.toString('utf8'), status: up.statusCode ?? 502, answer: Buffer.concat(chunks).toString('utf8') }));
         up.pipe(res);
       });
       out.on('error', (e) => { res.writeHead(502); res.end(String(e)); });
@@ -41,6 +53,7 @@ export function startTap(target: string): Promise<Tap> {
     resolve({
       url: `http://127.0.0.1:${addr.port}`,
       sent,
+      answered,
       close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
     });
   }));
@@ -53,11 +66,14 @@ export interface Tapped {
   tap: Tap;
 }
 
-/** Starts a Tapped before the suite's tests and stops it after them; its fields are set once they start. */
-export function tappedGateway(test: { before(f: () => Promise<void>): void; after(f: () => Promise<void>): void }, release: string, extra: string[] = []): Tapped {
+/**
+ * Starts a Tapped before the suite's tests and stops it after them; its fields are set once they start.
+ * `fixtures`: the upstream's folder of realistic answers (exchange-upstream.ts).
+ */
+export function tappedGateway(test: { before(f: () => Promise<void>): void; after(f: () => Promise<void>): void }, release: string, extra: string[] = [], fixtures?: string): Tapped {
   const t = {} as Tapped;
   test.before(async () => {
-    t.upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } });
+    t.upstream = await startUpstream({ [API_KEY]: { hmac: SECRET } }, fixtures);
     t.gw = await gatewayAt(release, t.upstream.url, extra);
     t.tap = await startTap(t.gw.url);
   });

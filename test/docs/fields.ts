@@ -34,6 +34,8 @@ export const SECTIONS: [string, string][] = [
   ['changesFile', 'changes.yaml'],
   ['change', 'a version change'],
   ['unbridgeable', 'an unbridgeable removal'],
+  ['notServedFile', 'not-served.yaml'],
+  ['notServed', 'an endpoint not served'],
 ];
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

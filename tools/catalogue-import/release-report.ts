@@ -4,9 +4,11 @@
 import { flag, oneOf, parseArgs, UsageError, type ParsedArgs } from '../../src/args.js';
 import { printable } from '../../src/printable.js';
 import { ImportCheckError, importRelease, type ReleaseImportReport } from './release-import.js';
-import { SOURCE_LIMITS, type SourceLimits } from './source-file.js';
+import { accountForCcxt, formatCcxtReport } from './ccxt-report.js';
+import { isCcxtExtract, isCcxtPackage } from './ccxt-table.js';
+import { parseSource, readSourceText, SOURCE_LIMITS, type SourceLimits } from './source-file.js';
 
-export const IMPORT_USAGE = 'import <source-file> --service <dir> --release <id> [--date YYYY-MM-DD] [--from openapi|method-table] [--absent remove|deprecate] [--paths <prefix,...>] [--tags <tag,...>] [--dry-run] [--format text|json] [--max-source-mib <n>] [--max-operations <n>]';
+export const IMPORT_USAGE = 'import <source-file> --service <dir> --release <id> [--date YYYY-MM-DD] [--from openapi|method-table|ccxt] [--exchange <id>] [--absent remove|deprecate] [--paths <prefix,...>] [--tags <tag,...>] [--dry-run] [--format text|json] [--max-source-mib <n>] [--max-operations <n>]';
 
 /** --max-source-mib and --max-operations: the bounds on the source file (default SOURCE_LIMITS). */
 export function sourceLimits(args: ParsedArgs): SourceLimits {
@@ -41,19 +43,22 @@ export function formatReport(r: ReleaseImportReport): string {
 }
 
 export function importCommand(argv: string[]): number {
-  const args = parseArgs(argv, ['service', 'release', 'date', 'from', 'absent', 'paths', 'tags', 'format', 'max-source-mib', 'max-operations'], ['dry-run']);
+  const args = parseArgs(argv, ['service', 'release', 'date', 'from', 'exchange', 'absent', 'paths', 'tags', 'format', 'max-source-mib', 'max-operations'], ['dry-run']);
   const [source, extra] = args.positionals;
   const service = flag(args, 'service');
   const release = flag(args, 'release');
   if (!source || extra !== undefined) throw new UsageError('import needs exactly one <source-file>');
-  if (!service || !release) throw new UsageError('import needs --service <dir> and --release <id>');
   const format = oneOf('format', flag(args, 'format') ?? 'text', ['text', 'json'] as const);
-  const from = flag(args, 'from');
-  const absent = flag(args, 'absent');
+  const fromFlag = flag(args, 'from');
+  const from = fromFlag === undefined ? undefined : oneOf('from', fromFlag, ['openapi', 'method-table', 'ccxt'] as const);
   const list = (name: string) => flag(args, name)?.split(',').map((p) => p.trim()).filter(Boolean);
+  if (from === 'ccxt' || (from === undefined && isCcxt(source, sourceLimits(args)))) return ccxtCommand(args, source, format, list('paths'));
+  if (flag(args, 'exchange') !== undefined) throw new UsageError('--exchange names the exchange of a ccxt table (--from ccxt)');
+  if (!service || !release) throw new UsageError('import needs --service <dir> and --release <id>');
+  const absent = flag(args, 'absent');
   const opts = {
     release, date: flag(args, 'date'), dryRun: flag(args, 'dry-run') === 'true', paths: list('paths'), tags: list('tags'),
-    from: from === undefined ? undefined : oneOf('from', from, ['openapi', 'method-table'] as const),
+    from,
     absent: absent === undefined ? undefined : oneOf('absent', absent, ['remove', 'deprecate'] as const),
     limits: sourceLimits(args),
   };
@@ -69,4 +74,27 @@ export function importCommand(argv: string[]): number {
   }
   process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return 0;
+}
+
+/** A ccxt package folder, or a JSON file of ccxt's describe() shape (a bounded read, as any source). */
+function isCcxt(source: string, limits: SourceLimits): boolean {
+  if (isCcxtPackage(source)) return true;
+  if (!/\.json$/i.test(source)) return false;
+  try {
+    return isCcxtExtract(parseSource(source, readSourceText(source, limits), false));
+  } catch {
+    return false; // the reader of its kind says what is wrong with it
+  }
+}
+
+/** import --from ccxt: the report of what ccxt calls that the catalogue does not account for; exit 1 when anything is unaccounted for. */
+function ccxtCommand(args: ParsedArgs, source: string, format: 'text' | 'json', paths: string[] | undefined): number {
+  const service = flag(args, 'service');
+  if (!service) throw new UsageError('import needs --service <dir>');
+  for (const name of ['date', 'absent', 'tags']) {
+    if (flag(args, name) !== undefined) throw new UsageError(`--${name} does not apply to a ccxt table: it is compared with the catalogue, never written into it`);
+  }
+  const report = accountForCcxt(source, service, { exchange: flag(args, 'exchange'), release: flag(args, 'release'), paths, limits: sourceLimits(args) });
+  process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatCcxtReport(report));
+  return report.unaccounted.length ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 // service.yaml: the service itself (its upstreams, envelope and error codes, builders, signed and
 // common parameters), and the order in which the other files are built into it: enums before the
-// parameters that name them, endpoints before the rate limits that count them, schemas last.
+// parameters that name them, endpoints before the rate limits that count them and the not-served list
+// that must not repeat them, schemas last.
 import type { BuilderDef, Credentials, Service, UpstreamAnswer, UpstreamUnknown, VersionHeader } from '../model.js';
 import { isReason, REASON_NAMES } from '../reasons.js';
 import { readChanges } from '../changes/read.js';
@@ -8,6 +9,7 @@ import { NO_CHANGES } from '../changes/types.js';
 import { dense, type RawFile, type ServiceBuild } from './context.js';
 import { checkEndpointDuplicates, checkReplacements, endpoints } from './endpoints.js';
 import { enums } from './enums.js';
+import { checkNotServed, notServed } from './not-served.js';
 import { checkParameterEnums, parameter } from './parameters.js';
 import { checkTemplateAmbiguity } from './paths.js';
 import { rateLimits } from './rate-limits.js';
@@ -28,7 +30,7 @@ export function buildFrom(b: ServiceBuild, sf: RawFile): Service {
     credentials: credentials(b, sf, s.credentials), rewriteLinks: s.links === 'rewrite',
     apiKeyHeader: s.security?.apiKeyHeader,
     signedParameters: [], commonParameters: [], schemas: s.schemas ?? {}, builders: dense(s.builders ?? []),
-    endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [], changes: NO_CHANGES,
+    endpoints: [], enums: {}, placeholders: {}, streams: [], wsMethods: [], changes: NO_CHANGES, notServed: [],
   };
   if (s.versionHeader) b.svc.versionHeader = versionHeader(b, sf, s.versionHeader);
   if (s.upstreamRelease !== undefined) {
@@ -56,6 +58,7 @@ export function buildFrom(b: ServiceBuild, sf: RawFile): Service {
   for (const f of b.files.get('wsApi') ?? []) wsApi(b, f);
   checkWebsocketPaths(b);
   for (const f of b.files.get('endpoints') ?? []) endpoints(b, f, defaultIn);
+  for (const f of b.files.get('notServed') ?? []) notServed(b, f);
   rateLimits(b, sf, dense(s.rateLimits ?? []));
   checkKeepAlive(b);
   checkParameterEnums(b);
@@ -63,6 +66,7 @@ export function buildFrom(b: ServiceBuild, sf: RawFile): Service {
   checkEndpointDuplicates(b);
   checkTemplateAmbiguity(b);
   checkReplacements(b);
+  checkNotServed(b);
   b.svc.changes = readChanges(b.files.get('changes')?.[0], b.releaseIndex, b.problems);
   return b.svc;
 }

@@ -1,11 +1,13 @@
 // The routes of the pinned releases and the one lookup every caller uses (serving, lifecycle
 // answers, preflight, the plan page, drift, labels): match() finds the served route of a request,
 // lives() every route the catalogue knows for a path, so refused requests get a precise 404/405/410.
+// The endpoints a service's not-served.yaml lists sit in the same index (declined routes, never
+// served), so the router's one precedence decides between them and the catalogue's templates.
 // Static paths are an exact map ("METHOD path": the hot path), templated ones a segment tree
 // (match.ts). owners says which service owns a path prefix, so an unknown path is refused in the
 // envelope of the one service that could own it.
 import type { EndpointAt, ReleaseView } from '../../catalogue/resolve.js';
-import type { Parameter } from '../../catalogue/model.js';
+import type { NotServed, Parameter } from '../../catalogue/model.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import type { ParamTarget } from '../params/validate-params.js';
 import type { RouteGate } from '../admission/route-gate.js';
@@ -64,6 +66,23 @@ class ReleaseRoute implements Route {
   }
 }
 
+/** An endpoint the service's not-served.yaml lists: known at its path, refused with its reason, never served. */
+export interface DeclinedRoute {
+  readonly view: ReleaseView;
+  readonly declined: NotServed;
+}
+
+/** What the catalogue knows at a path: a route of an endpoint (any status) or a declined one. */
+export type KnownRoute = Route | DeclinedRoute;
+
+export const isDeclined = (r: KnownRoute): r is DeclinedRoute => (r as DeclinedRoute).declined !== undefined;
+
+/** A route of an endpoint alive or deprecated at its release. */
+export const isServed = (r: KnownRoute): r is Route => !isDeclined(r) && (r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated');
+
+/** The method of what is known at a path. */
+export const methodOf = (r: KnownRoute): string => (isDeclined(r) ? r.declined.method : r.endpoint.endpoint.method);
+
 /** A served route and the values of its path parameters (by name, %-decoded; empty for a static path). */
 export interface RouteMatch {
   route: Route;
@@ -78,8 +97,8 @@ export function routeOf(view: ReleaseView, endpoint: EndpointAt, deprecation: Re
 export interface RouteTable {
   /** The served route of a request at the pin, or undefined (then lives() tells why). */
   match(method: string, path: string): RouteMatch | undefined;
-  /** Every route the catalogue knows whose path `path` is an instance of, any method and status, best match first. */
-  lives(path: string): Route[];
+  /** Every route the catalogue knows whose path `path` is an instance of, any method and status, declined ones too, best match first. */
+  lives(path: string): KnownRoute[];
   /** The served route of an operation as the catalogue writes it ("GET /repos/{owner}/{repo}"). */
   byKey(key: string): Route | undefined;
   views: ReleaseView[];
@@ -90,13 +109,12 @@ export interface RouteTable {
 }
 
 const notBody = (ps: Parameter[]) => (ps.some((p) => p.in === 'body') ? ps.filter((p) => p.in !== 'body') : ps);
-const isServed = (r: Route) => r.endpoint.status === 'alive' || r.endpoint.status === 'deprecated';
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export function buildRouteTable(views: ReleaseView[]): RouteTable {
   const served = new Map<string, Route>();
   const staticServed = new Map<string, Route>(); // the templated ones are found by the index, never by their literal text
-  const index = new PathIndex<Route>();
+  const index = new PathIndex<KnownRoute>();
   const owners = new Map<string, ReleaseView | null>();
   for (const view of views) {
     for (const endpoint of view.endpoints) {
@@ -107,9 +125,11 @@ export function buildRouteTable(views: ReleaseView[]): RouteTable {
         if (!isTemplated(ep.path)) staticServed.set(ep.key, route);
       }
       index.add(ep.path, route, (name) => ep.parameters.some((p) => p.name === name && p.in === 'path' && p.multiSegment === true));
-      const seg = firstSegment(ep.path);
-      const had = owners.get(seg);
-      owners.set(seg, had === undefined || had === view ? view : null);
+      own(owners, ep.path, view);
+    }
+    for (const declined of view.service.notServed) {
+      index.add(declined.path, { view, declined }, () => false);
+      own(owners, declined.path, view);
     }
   }
   const versioned = views.filter((v) => v.release);
@@ -118,9 +138,9 @@ export function buildRouteTable(views: ReleaseView[]): RouteTable {
       const exact = staticServed.get(`${method} ${path}`); // a static path: the one map lookup of the hot path
       if (exact !== undefined) return { route: exact, pathParams: NO_PARAMS };
       // The best path known for this method decides, whatever its status: a removed /gists/public is 410, never /gists/{gist_id}.
-      const hit = index.first(path, (r) => r.endpoint.endpoint.method === method);
+      const hit = index.first(path, (r) => methodOf(r) === method);
       if (!hit) return undefined;
-      const route = hit.match.items.find((r) => r.endpoint.endpoint.method === method && isServed(r));
+      const route = hit.match.items.find((r): r is Route => isServed(r) && r.endpoint.endpoint.method === method);
       return route && { route, pathParams: hit.match.template ? namedValues(route, hit.match.values) : NO_PARAMS };
     },
     lives: (path) => index.matches(path).flatMap((m) => m.items),
@@ -146,6 +166,13 @@ function decode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** The service of `view` owns the first segment of `path`, unless another service's paths use it too. */
+function own(owners: Map<string, ReleaseView | null>, path: string, view: ReleaseView): void {
+  const seg = firstSegment(path);
+  const had = owners.get(seg);
+  owners.set(seg, had === undefined || had === view ? view : null);
 }
 
 function firstSegment(path: string): string {
