@@ -64,7 +64,7 @@ export interface StartOptions {
   plugins?: PluginRegistry;
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
-  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number; userDataExpiresAfterMs?: number };
+  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number; userDataExpiresAfterMs?: number; userDataTokenParams?: Record<string, string> };
   /** Read the configuration again on reload (the CLI re-reads flags, environment and the config file). */
   reread?: () => GatewayConfig;
   /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
@@ -96,7 +96,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits and the listen-key bridge live across reloads (counts, keys); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, opts.websocket?.userDataExpiresAfterMs);
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataFor(config, pinned.default.views, security.websocket.signing, limits, logger, { expiresAfterMs: opts.websocket?.userDataExpiresAfterMs, tokenParams: opts.websocket?.userDataTokenParams });
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);
   const beforeProxy = opts.beforeProxy ?? [];

@@ -6,6 +6,8 @@
 // `lingerMs` after the last release it unsubscribes and closes, so a client connecting and dropping
 // in a loop costs the upstream nothing more. Subscribing is tried at most once per `minIntervalMs`,
 // whatever clients do, and each call is charged to the exchange's limits first (when limits are on).
+// A subscription whose params carry an expiry (one made with a listen token, the marginListenKeys
+// bridge) is renewed on the same connection before then: the same method sent again with new params.
 import { Backoff } from './backoff.js';
 import { createRequire } from 'node:module';
 import type WebSocket from 'ws';
@@ -23,8 +25,11 @@ export interface SubscriptionOptions {
   /** Method names: the bridge's `via` of its create (subscribe) and close (unsubscribe) actions. */
   subscribe: string;
   unsubscribe: string;
-  /** The subscribe request's params, signed by the gateway (fresh timestamp each call). */
-  signedParams(): Record<string, unknown>;
+  /**
+   * The subscribe request's params (signed by the gateway, a fresh timestamp each call; or carrying a
+   * token), and when what they authorise expires; `renew`: asked to extend the subscription before then.
+   */
+  subscribeParams(renew: boolean): SubscribeParams | Promise<SubscribeParams>;
   /** Where the event sits in an upstream frame (the keys of changes.yaml events.upstream leading to "<event>"). */
   eventPath: readonly string[];
   /**
@@ -44,6 +49,15 @@ export interface SubscriptionOptions {
 }
 
 export type EventListener = (event: Record<string, unknown>) => void;
+
+export interface SubscribeParams {
+  params: Record<string, unknown>;
+  /** Epoch ms when the subscription these params make ends unless renewed (none: it does not). */
+  expiresAt?: number;
+}
+
+/** How long before its expiry a subscription is renewed at most (a fifth of its life when that is shorter). */
+const RENEW_LEAD_MS = 60_000;
 
 /** The longest wait between two subscribe tries after a run of failures. */
 const MAX_RETRY_MS = 5 * 60 * 1000;
@@ -65,6 +79,12 @@ export class UpstreamSubscription {
   /** The upstream's own retryAfter (epoch ms) from its last refusal, honoured by the next try. */
   private retryAfter = 0;
   private answerTimer: NodeJS.Timeout | undefined;
+  /** Params are being made (a token obtained) for a connection about to open. */
+  private starting = false;
+  /** When the subscription ends unless renewed, the renewal's timer, and the renewal awaiting its answer. */
+  private expiresAt: number | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing: { id: string; expiresAt?: number } | undefined;
   /** Upstream frames dropped for their size (the first is warned of). */
   oversized = 0;
   /** Upstream subscriptions held now (0 or 1) and calls made (for stats and tests). */
@@ -80,7 +100,7 @@ export class UpstreamSubscription {
     this.listeners.add(listener);
     clearTimeout(this.linger);
     this.linger = undefined;
-    if (!this.ws) this.connect();
+    if (!this.ws && !this.starting) this.connect();
     let done = false;
     return () => {
       if (done) return;
@@ -98,17 +118,31 @@ export class UpstreamSubscription {
     this.listeners.clear();
     clearTimeout(this.linger);
     clearTimeout(this.retry);
+    clearTimeout(this.renewTimer);
     this.end();
   }
 
   private connect(): void {
     const wait = this.lastAttempt + this.o.minIntervalMs - performance.now();
     if (wait > 0) {
-      if (!this.retry) { this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, wait); this.retry.unref(); }
+      if (!this.retry) { this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws && !this.starting) this.connect(); }, wait); this.retry.unref(); }
       return;
     }
     this.lastAttempt = performance.now();
-    const params = this.o.signedParams();
+    const made = this.o.subscribeParams(false);
+    if (!(made instanceof Promise)) return this.open(made);
+    this.starting = true;
+    made.then((sp) => {
+      this.starting = false;
+      if (this.listeners.size && !this.ws) this.open(sp);
+    }, (e: unknown) => {
+      this.starting = false;
+      this.o.logger.warn(`user data: not subscribing upstream yet: ${(e as Error).message}`);
+      if (this.listeners.size) this.retryLater(this.backoff.next());
+    });
+  }
+
+  private open({ params, expiresAt }: SubscribeParams): void {
     const refusal = this.o.charge?.(this.o.subscribe, params);
     if (refusal) {
       this.o.logger.warn(`user data: not subscribing upstream yet: ${refusal}`);
@@ -116,6 +150,7 @@ export class UpstreamSubscription {
     }
     const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs, maxPayload: MAX_FRAME_BYTES });
     this.ws = socket;
+    this.expiresAt = expiresAt;
     const id = `gw-ud-${this.nextId++}`;
     socket.on('open', () => {
       this.calls++;
@@ -133,6 +168,8 @@ export class UpstreamSubscription {
     socket.on('close', () => {
       clearTimeout(this.answerTimer);
       if (this.ws !== socket) return;
+      clearTimeout(this.renewTimer);
+      this.renewing = undefined;
       this.ws = undefined;
       this.active = 0;
       this.subscriptionId = undefined;
@@ -142,7 +179,7 @@ export class UpstreamSubscription {
 
   private retryLater(waitMs = Math.max(this.o.minIntervalMs, 1000)): void {
     if (this.retry) return;
-    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, waitMs);
+    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws && !this.starting) this.connect(); }, waitMs);
     this.retry.unref();
   }
 
@@ -168,6 +205,7 @@ export class UpstreamSubscription {
         const field = this.o.idField;
         this.subscriptionId = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
         this.o.logger.info(`user data: subscribed upstream (${this.o.subscribe})`);
+        this.scheduleRenewal(ws);
       } else {
         const e = frame.error as { code?: unknown; msg?: unknown; data?: { retryAfter?: unknown } } | undefined;
         // 429 and 418 carry the time the exchange allows the next request (retryAfter, epoch ms): never sooner.
@@ -178,6 +216,7 @@ export class UpstreamSubscription {
       }
       return;
     }
+    if (this.renewing && frame.id === this.renewing.id) return this.renewed(ws, frame);
     if (frame.id !== undefined) return; // the answer to an unsubscribe
     let event: unknown = frame;
     for (const k of this.o.eventPath) event = (event as Record<string, unknown> | undefined)?.[k];
@@ -192,17 +231,87 @@ export class UpstreamSubscription {
     for (const l of this.listeners) l(e);
   }
 
+  /** Renew before the expiry: new params (a new token) for the same method on the same connection. */
+  private scheduleRenewal(ws: WebSocket): void {
+    clearTimeout(this.renewTimer);
+    if (this.expiresAt === undefined) return;
+    const left = this.expiresAt - Date.now();
+    this.renewTimer = setTimeout(() => void this.renew(ws), Math.max(0, left - Math.min(RENEW_LEAD_MS, left / 5)));
+    this.renewTimer.unref();
+  }
+
+  private async renew(ws: WebSocket): Promise<void> {
+    if (this.ws !== ws || !this.active) return;
+    let sp: SubscribeParams;
+    try {
+      sp = await this.o.subscribeParams(true);
+    } catch (e) {
+      this.o.logger.warn(`user data: could not renew the upstream subscription: ${(e as Error).message}`);
+      return this.renewLater(ws);
+    }
+    if (this.ws !== ws || ws.readyState !== OPEN || !this.active) return;
+    const refusal = this.o.charge?.(this.o.subscribe, sp.params);
+    if (refusal) {
+      this.o.logger.warn(`user data: not renewing the upstream subscription yet: ${refusal}`);
+      return this.renewLater(ws);
+    }
+    const renewing = (this.renewing = { id: `gw-ud-${this.nextId++}`, expiresAt: sp.expiresAt });
+    this.calls++;
+    ws.send(JSON.stringify({ id: renewing.id, method: this.o.subscribe, params: sp.params }));
+    // An answer that never comes is a failed renewal: tried again, or (lapsed) the connection made again.
+    this.renewTimer = setTimeout(() => {
+      if (this.renewing !== renewing) return;
+      this.renewing = undefined;
+      this.o.logger.warn(`user data: no answer to renewing ${this.o.subscribe} within ${this.o.timeoutMs} ms`);
+      this.renewLater(ws);
+    }, this.o.timeoutMs);
+    this.renewTimer.unref();
+  }
+
+  private renewed(ws: WebSocket, frame: Record<string, unknown>): void {
+    const { expiresAt } = this.renewing!;
+    this.renewing = undefined;
+    clearTimeout(this.renewTimer);
+    if (frame.status !== 200) {
+      const e = frame.error as { code?: unknown; msg?: unknown } | undefined;
+      this.o.logger.warn(`user data: renewing ${this.o.subscribe} refused upstream: ${String(frame.status)} ${String(e?.code ?? '')} ${String(e?.msg ?? '').slice(0, 200)}`);
+      return this.renewLater(ws);
+    }
+    const field = this.o.idField;
+    const id = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
+    if (id !== undefined && this.subscriptionId !== undefined && id !== this.subscriptionId) {
+      // The renewal made a second subscription rather than extending the first: the first is ended, or every event would come twice.
+      this.unsubscribe(ws);
+      this.subscriptionId = id;
+    }
+    this.expiresAt = expiresAt;
+    this.o.logger.debug(`user data: renewed the upstream subscription (${this.o.subscribe})`);
+    this.scheduleRenewal(ws);
+  }
+
+  /** A renewal that failed is tried again while the subscription lasts; once it has lapsed the connection is made again from the start. */
+  private renewLater(ws: WebSocket): void {
+    if (this.ws !== ws) return;
+    const left = (this.expiresAt ?? 0) - Date.now();
+    if (left <= 0) return void ws.close();
+    this.renewTimer = setTimeout(() => void this.renew(ws), Math.max(100, Math.min(left / 2, 5000)));
+    this.renewTimer.unref();
+  }
+
+  private unsubscribe(ws: WebSocket): void {
+    const params = this.subscriptionId === undefined || this.o.idField === undefined ? {} : { [this.o.idField]: this.subscriptionId };
+    if (this.o.charge?.(this.o.unsubscribe, params)) return;
+    this.calls++;
+    ws.send(JSON.stringify({ id: `gw-ud-${this.nextId++}`, method: this.o.unsubscribe, params }));
+  }
+
   private end(): void {
     const ws = this.ws;
     if (!ws) return;
     this.ws = undefined;
-    if (ws.readyState === OPEN && this.active) {
-      const params = this.subscriptionId === undefined || this.o.idField === undefined ? {} : { [this.o.idField]: this.subscriptionId };
-      if (!this.o.charge?.(this.o.unsubscribe, params)) {
-        this.calls++;
-        ws.send(JSON.stringify({ id: `gw-ud-${this.nextId++}`, method: this.o.unsubscribe, params }));
-      }
-    }
+    clearTimeout(this.renewTimer);
+    this.renewing = undefined;
+    if (ws.readyState === OPEN && this.active) this.unsubscribe(ws);
     this.active = 0;
     this.subscriptionId = undefined;
     // Closing the connection ends the subscription upstream in any case.
