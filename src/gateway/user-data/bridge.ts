@@ -10,7 +10,7 @@
 import type WebSocket from 'ws';
 import { fillTemplate, placeholderPath, subscriptionIdField } from '../../catalogue/changes/bridges.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
-import type { BridgeStep, EventShapes, TokenSource } from '../../catalogue/changes/types.js';
+import type { EventShapes } from '../../catalogue/changes/types.js';
 import { durationSeconds } from '../../catalogue/duration.js';
 import type { Service } from '../../catalogue/model.js';
 import { listenKeyOf } from '../../catalogue/user-data-streams.js';
@@ -20,8 +20,7 @@ import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
 import { GatewayError } from '../errors.js';
 import { ListenKeys, type HeldKey } from './listen-keys.js';
-import { TokenRefused } from './listen-token.js';
-import { sameAccount, scopeOf, TokenSubscriptions, type ScopeTemplate } from './token-subscriptions.js';
+import { sameAccount, scopeOf, tokenParts, tokenSubscriptions, type ScopeTemplate, type TokenParts, type TokenSubscriptions } from './token-subscriptions.js';
 import { UpstreamSubscription } from './upstream-subscription.js';
 
 /** The bridges' names in changes.yaml. */
@@ -124,19 +123,12 @@ export class UserDataBridge {
       ...common, subscribe: parts.create, unsubscribe: parts.close,
       subscribeParams: () => ({ params: signWsParams({}, signing.signer, { apiKey, now: (signing.clock ?? Date.now)(), recvWindow: signing.recvWindow }) }),
     });
-    const m = parts.margin;
-    const [method, path] = m?.token.from.split(' ') ?? [];
-    this.accounts = m && o.restBase && o.service.apiKeyHeader ? new TokenSubscriptions({
-      endpoint: { url: `${o.restBase.replace(/\/+$/, '')}${path}`, method, apiKeyHeader: o.service.apiKeyHeader, apiKey: signing.apiKey, source: m.token, timeoutMs: o.timeoutMs, extraParams: o.tokenParams },
-      params: m.token.params,
-      subscription: { ...common, subscribe: m.create, unsubscribe: m.close },
-    }) : undefined;
+    this.accounts = parts.margin && tokenSubscriptions(parts.margin, { restBase: o.restBase, apiKeyHeader: o.service.apiKeyHeader, apiKey: signing.apiKey, extraParams: o.tokenParams }, common);
   }
 
   /** Listen keys and upstream subscriptions held now, and upstream calls made. */
   stats(): { listenKeys: number; upstreamSubscriptions: number; upstreamCalls: number } {
-    const a = this.accounts;
-    return { listenKeys: this.keys.size, upstreamSubscriptions: this.upstream.active + (a?.active ?? 0), upstreamCalls: this.upstream.calls + (a?.calls ?? 0) };
+    return { listenKeys: this.keys.size, upstreamSubscriptions: this.upstream.active + (this.accounts?.active ?? 0), upstreamCalls: this.upstream.calls + (this.accounts?.calls ?? 0) };
   }
 
   /**
@@ -167,17 +159,12 @@ export class UserDataBridge {
     const { scope, missing } = scopeOf(call.scope, call.params);
     if (missing.length) throw new GatewayError('missing', `Mandatory parameter '${missing[0]}' was not sent, was empty/null, or malformed (it names the account the listen key is for).`);
     this.keys.admit(owner, scope); // a refusal costs the upstream nothing
-    try {
-      await this.accounts.ensure(scope);
-    } catch (e) {
-      if (e instanceof TokenRefused) return { status: e.status, body: e.body }; // the exchange's word on the account, as the old call got it
-      throw e;
-    }
+    const refused = await this.accounts.ensure(scope);
+    if (refused) return refused; // the exchange's word on the account, as the old call got it
     try {
       return { status: 200, body: { listenKey: this.keys.create(owner, scope).key } };
-    } catch (e) {
-      if (!this.keys.holdsAccount(scope.id)) this.accounts.forget(scope.id);
-      throw e;
+    } finally {
+      if (!this.keys.holdsAccount(scope.id)) this.accounts.forget(scope.id); // the bound was reached meanwhile
     }
   }
 
@@ -301,33 +288,11 @@ export function userDataBridge(o: UserDataOptions): UserDataBridge | undefined {
   }
   const { create, close, feed } = parts;
   if (!create || !close || !feed?.events) return undefined;
-  const m = tokenParts(service, u);
+  const margin = tokenParts(service, u, MARGIN_LISTEN_KEYS);
   const stream = feed.operation.replace(/^stream /, '');
   const template = service.streams.find((s) => s.name === stream);
   if (!template?.keepAlive) return undefined; // the loader requires it where a keep-alive endpoint exists
   const expiresAfterMs = durationSeconds(template.keepAlive.expiresAfter) * 1000;
   const method = (via: string) => via.replace(/^ws-api /, '');
-  return new UserDataBridge(o, { create: method(create.via), close: method(close.via), events: feed.events, stream, expiresAfterMs, margin: m && { create: method(m.create), close: method(m.close), token: m.token } });
+  return new UserDataBridge(o, { create: method(create.via), close: method(close.via), events: feed.events, stream, expiresAfterMs, margin });
 }
-
-/** The parts of the marginListenKeys bridge: its subscribe and unsubscribe methods, and the token it subscribes with. */
-interface TokenParts {
-  create: string;
-  close: string;
-  token: TokenSource;
-}
-
-function tokenParts(service: Service, u: number): TokenParts | undefined {
-  let create: BridgeStep | undefined;
-  let close: string | undefined;
-  for (const c of service.changes.changes) {
-    if (c.index > u) continue;
-    for (const s of c.request) {
-      if (s.kind !== 'bridge' || s.name !== MARGIN_LISTEN_KEYS) continue;
-      if (s.action === 'create' && s.token) create ??= s;
-      if (s.action === 'close') close ??= s.via;
-    }
-  }
-  return create?.token && close ? { create: create.via, close, token: create.token } : undefined;
-}
-

@@ -7,9 +7,11 @@
 // the gateway are tried at a bounded rate (a burst of BURST, then one a second): creates naming
 // made-up accounts cost the exchange little.
 import { fillTemplate } from '../../catalogue/changes/bridges.js';
-import type { Scalar } from '../../catalogue/changes/types.js';
+import type { BridgeStep, Scalar, TokenSource } from '../../catalogue/changes/types.js';
+import type { Service } from '../../catalogue/model.js';
+import type { Secret } from '../../upstream/signing/secret.js';
 import { GatewayError } from '../errors.js';
-import { obtainToken, type TokenEndpoint, type TokenGrant } from './listen-token.js';
+import { obtainToken, TokenRefused, type TokenEndpoint, type TokenGrant } from './listen-token.js';
 import { UpstreamSubscription, type SubscriptionOptions } from './upstream-subscription.js';
 
 /** An account: the params its tokens are asked with, and a stable id made of them. */
@@ -93,12 +95,12 @@ export class TokenSubscriptions {
   }
 
   /**
-   * Make sure the account is known: a token obtained for it unless the gateway holds one. Throws the
-   * upstream's refusal (TokenRefused: an account that does not exist), a GatewayError when no token
-   * came, or 429 when too many new accounts were tried just now.
+   * Make sure the account is known: a token obtained for it unless the gateway holds one. Answers the
+   * upstream's refusal of the account (its status and body: an account that does not exist); throws a
+   * GatewayError when no token came, or 429 when too many new accounts were tried just now.
    */
-  async ensure(scope: AccountScope): Promise<void> {
-    if (this.accounts.has(scope.id)) return;
+  async ensure(scope: AccountScope): Promise<{ status: number; body: unknown } | undefined> {
+    if (this.accounts.has(scope.id)) return undefined;
     let trying = this.trying.get(scope.id);
     if (!trying) {
       if (!this.take()) throw new GatewayError('tooManyRequests', 'Too many margin accounts new to the gateway were asked for just now; retry in a second.', { 'retry-after': '1' });
@@ -107,8 +109,15 @@ export class TokenSubscriptions {
       const done = () => this.trying.delete(scope.id);
       trying.then(done, done);
     }
-    const grant = await trying;
+    let grant: TokenGrant;
+    try {
+      grant = await trying;
+    } catch (e) {
+      if (e instanceof TokenRefused) return { status: e.status, body: e.body };
+      throw e;
+    }
     if (!this.accounts.has(scope.id)) this.accounts.set(scope.id, this.account(scope, grant));
+    return undefined;
   }
 
   /** The subscription of a known account. */
@@ -162,4 +171,47 @@ export class TokenSubscriptions {
   private now(): number {
     return (this.o.clock ?? Date.now)();
   }
+}
+
+/** A token-subscribing bridge's parts at the upstream's release: its subscribe and unsubscribe methods, and the token it subscribes with. */
+export interface TokenParts {
+  create: string;
+  close: string;
+  token: TokenSource;
+}
+
+/** The parts of `bridge` in the service's changes up to release position `u`, or undefined when it declares no create with a token and no close. */
+export function tokenParts(service: Service, u: number, bridge: string): TokenParts | undefined {
+  let create: BridgeStep | undefined;
+  let close: string | undefined;
+  for (const c of service.changes.changes) {
+    if (c.index > u) continue;
+    for (const s of c.request) {
+      if (s.kind !== 'bridge' || s.name !== bridge) continue;
+      if (s.action === 'create' && s.token) create ??= s;
+      if (s.action === 'close') close ??= s.via;
+    }
+  }
+  const method = (via: string) => via.replace(/^ws-api /, '');
+  return create?.token && close ? { create: method(create.via), close: method(close), token: create.token } : undefined;
+}
+
+/** Where and with what the gateway obtains tokens: the REST base, the service's API-key header and the gateway's key. */
+export interface TokenAccess {
+  restBase?: string;
+  apiKeyHeader?: string;
+  apiKey: Secret;
+  extraParams?: Readonly<Record<string, string>>;
+}
+
+/** The accounts of a token-subscribing bridge, or undefined when tokens cannot be obtained (no REST upstream or API-key header). */
+export function tokenSubscriptions(parts: TokenParts, access: TokenAccess, subscription: Omit<SubscriptionOptions, 'subscribeParams' | 'subscribe' | 'unsubscribe'>): TokenSubscriptions | undefined {
+  const { restBase, apiKeyHeader } = access;
+  if (!restBase || !apiKeyHeader) return undefined;
+  const [method, path] = parts.token.from.split(' ');
+  return new TokenSubscriptions({
+    endpoint: { url: `${restBase.replace(/\/+$/, '')}${path}`, method, apiKeyHeader, apiKey: access.apiKey, source: parts.token, timeoutMs: subscription.timeoutMs, extraParams: access.extraParams },
+    params: parts.token.params,
+    subscription: { ...subscription, subscribe: parts.create, unsubscribe: parts.close },
+  });
 }

@@ -7,8 +7,9 @@
 // in a loop costs the upstream nothing more. Subscribing is tried at most once per `minIntervalMs`,
 // whatever clients do, and each call is charged to the exchange's limits first (when limits are on).
 // A subscription whose params carry an expiry (one made with a listen token, the marginListenKeys
-// bridge) is renewed on the same connection before then: the same method sent again with new params.
+// bridge) is renewed on the same connection before then (subscription-renewal.ts).
 import { Backoff } from './backoff.js';
+import { Renewal, type SubscribeParams } from './subscription-renewal.js';
 import { createRequire } from 'node:module';
 import type WebSocket from 'ws';
 import type { Logger } from '../../log.js';
@@ -50,14 +51,7 @@ export interface SubscriptionOptions {
 
 export type EventListener = (event: Record<string, unknown>) => void;
 
-export interface SubscribeParams {
-  params: Record<string, unknown>;
-  /** Epoch ms when the subscription these params make ends unless renewed (none: it does not). */
-  expiresAt?: number;
-}
-
-/** How long before its expiry a subscription is renewed at most (a fifth of its life when that is shorter). */
-const RENEW_LEAD_MS = 60_000;
+export type { SubscribeParams };
 
 /** The longest wait between two subscribe tries after a run of failures. */
 const MAX_RETRY_MS = 5 * 60 * 1000;
@@ -81,10 +75,9 @@ export class UpstreamSubscription {
   private answerTimer: NodeJS.Timeout | undefined;
   /** Params are being made (a token obtained) for a connection about to open. */
   private starting = false;
-  /** When the subscription ends unless renewed, the renewal's timer, and the renewal awaiting its answer. */
+  /** When the subscription ends unless renewed, and its renewal once subscribed. */
   private expiresAt: number | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
-  private renewing: { id: string; expiresAt?: number } | undefined;
+  private renewal: Renewal | undefined;
   /** Upstream frames dropped for their size (the first is warned of). */
   oversized = 0;
   /** Upstream subscriptions held now (0 or 1) and calls made (for stats and tests). */
@@ -118,7 +111,6 @@ export class UpstreamSubscription {
     this.listeners.clear();
     clearTimeout(this.linger);
     clearTimeout(this.retry);
-    clearTimeout(this.renewTimer);
     this.end();
   }
 
@@ -151,10 +143,9 @@ export class UpstreamSubscription {
     const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs, maxPayload: MAX_FRAME_BYTES });
     this.ws = socket;
     this.expiresAt = expiresAt;
-    const id = `gw-ud-${this.nextId++}`;
+    let id = '';
     socket.on('open', () => {
-      this.calls++;
-      socket.send(JSON.stringify({ id, method: this.o.subscribe, params }));
+      id = this.send(socket, this.o.subscribe, params);
       // An answer that never comes is a failure like a refusal: closed, then tried again after the backoff.
       this.answerTimer = setTimeout(() => {
         this.o.logger.warn(`user data: no answer to ${this.o.subscribe} within ${this.o.timeoutMs} ms; trying again later`);
@@ -168,8 +159,8 @@ export class UpstreamSubscription {
     socket.on('close', () => {
       clearTimeout(this.answerTimer);
       if (this.ws !== socket) return;
-      clearTimeout(this.renewTimer);
-      this.renewing = undefined;
+      this.renewal?.stop();
+      this.renewal = undefined;
       this.ws = undefined;
       this.active = 0;
       this.subscriptionId = undefined;
@@ -205,7 +196,7 @@ export class UpstreamSubscription {
         const field = this.o.idField;
         this.subscriptionId = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
         this.o.logger.info(`user data: subscribed upstream (${this.o.subscribe})`);
-        this.scheduleRenewal(ws);
+        if (this.expiresAt !== undefined) this.renewal = this.renewalOf(ws, this.expiresAt);
       } else {
         const e = frame.error as { code?: unknown; msg?: unknown; data?: { retryAfter?: unknown } } | undefined;
         // 429 and 418 carry the time the exchange allows the next request (retryAfter, epoch ms): never sooner.
@@ -216,7 +207,7 @@ export class UpstreamSubscription {
       }
       return;
     }
-    if (this.renewing && frame.id === this.renewing.id) return this.renewed(ws, frame);
+    if (this.renewal?.answered(frame)) return;
     if (frame.id !== undefined) return; // the answer to an unsubscribe
     let event: unknown = frame;
     for (const k of this.o.eventPath) event = (event as Record<string, unknown> | undefined)?.[k];
@@ -231,86 +222,39 @@ export class UpstreamSubscription {
     for (const l of this.listeners) l(e);
   }
 
-  /** Renew before the expiry: new params (a new token) for the same method on the same connection. */
-  private scheduleRenewal(ws: WebSocket): void {
-    clearTimeout(this.renewTimer);
-    if (this.expiresAt === undefined) return;
-    const left = this.expiresAt - Date.now();
-    this.renewTimer = setTimeout(() => void this.renew(ws), Math.max(0, left - Math.min(RENEW_LEAD_MS, left / 5)));
-    this.renewTimer.unref();
+  private renewalOf(ws: WebSocket, expiresAt: number): Renewal {
+    return new Renewal({
+      ws, subscribe: this.o.subscribe, idField: this.o.idField, timeoutMs: this.o.timeoutMs, logger: this.o.logger,
+      subscribeParams: (renew) => this.o.subscribeParams(renew), charge: this.o.charge && ((method, params) => this.o.charge!(method, params)),
+      live: () => this.ws === ws && this.active === 1,
+      send: (method, params) => this.send(ws, method, params),
+      subscriptionId: () => this.subscriptionId,
+      replaced: (id) => {
+        this.unsubscribe(ws); // the first one, by its id
+        this.subscriptionId = id;
+      },
+    }, expiresAt);
   }
 
-  private async renew(ws: WebSocket): Promise<void> {
-    if (this.ws !== ws || !this.active) return;
-    let sp: SubscribeParams;
-    try {
-      sp = await this.o.subscribeParams(true);
-    } catch (e) {
-      this.o.logger.warn(`user data: could not renew the upstream subscription: ${(e as Error).message}`);
-      return this.renewLater(ws);
-    }
-    if (this.ws !== ws || ws.readyState !== OPEN || !this.active) return;
-    const refusal = this.o.charge?.(this.o.subscribe, sp.params);
-    if (refusal) {
-      this.o.logger.warn(`user data: not renewing the upstream subscription yet: ${refusal}`);
-      return this.renewLater(ws);
-    }
-    const renewing = (this.renewing = { id: `gw-ud-${this.nextId++}`, expiresAt: sp.expiresAt });
+  /** One request frame, counted; its id. */
+  private send(ws: WebSocket, method: string, params: Record<string, unknown>): string {
+    const id = `gw-ud-${this.nextId++}`;
     this.calls++;
-    ws.send(JSON.stringify({ id: renewing.id, method: this.o.subscribe, params: sp.params }));
-    // An answer that never comes is a failed renewal: tried again, or (lapsed) the connection made again.
-    this.renewTimer = setTimeout(() => {
-      if (this.renewing !== renewing) return;
-      this.renewing = undefined;
-      this.o.logger.warn(`user data: no answer to renewing ${this.o.subscribe} within ${this.o.timeoutMs} ms`);
-      this.renewLater(ws);
-    }, this.o.timeoutMs);
-    this.renewTimer.unref();
-  }
-
-  private renewed(ws: WebSocket, frame: Record<string, unknown>): void {
-    const { expiresAt } = this.renewing!;
-    this.renewing = undefined;
-    clearTimeout(this.renewTimer);
-    if (frame.status !== 200) {
-      const e = frame.error as { code?: unknown; msg?: unknown } | undefined;
-      this.o.logger.warn(`user data: renewing ${this.o.subscribe} refused upstream: ${String(frame.status)} ${String(e?.code ?? '')} ${String(e?.msg ?? '').slice(0, 200)}`);
-      return this.renewLater(ws);
-    }
-    const field = this.o.idField;
-    const id = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
-    if (id !== undefined && this.subscriptionId !== undefined && id !== this.subscriptionId) {
-      // The renewal made a second subscription rather than extending the first: the first is ended, or every event would come twice.
-      this.unsubscribe(ws);
-      this.subscriptionId = id;
-    }
-    this.expiresAt = expiresAt;
-    this.o.logger.debug(`user data: renewed the upstream subscription (${this.o.subscribe})`);
-    this.scheduleRenewal(ws);
-  }
-
-  /** A renewal that failed is tried again while the subscription lasts; once it has lapsed the connection is made again from the start. */
-  private renewLater(ws: WebSocket): void {
-    if (this.ws !== ws) return;
-    const left = (this.expiresAt ?? 0) - Date.now();
-    if (left <= 0) return void ws.close();
-    this.renewTimer = setTimeout(() => void this.renew(ws), Math.max(100, Math.min(left / 2, 5000)));
-    this.renewTimer.unref();
+    ws.send(JSON.stringify({ id, method, params }));
+    return id;
   }
 
   private unsubscribe(ws: WebSocket): void {
     const params = this.subscriptionId === undefined || this.o.idField === undefined ? {} : { [this.o.idField]: this.subscriptionId };
-    if (this.o.charge?.(this.o.unsubscribe, params)) return;
-    this.calls++;
-    ws.send(JSON.stringify({ id: `gw-ud-${this.nextId++}`, method: this.o.unsubscribe, params }));
+    if (!this.o.charge?.(this.o.unsubscribe, params)) this.send(ws, this.o.unsubscribe, params);
   }
 
   private end(): void {
     const ws = this.ws;
     if (!ws) return;
     this.ws = undefined;
-    clearTimeout(this.renewTimer);
-    this.renewing = undefined;
+    this.renewal?.stop();
+    this.renewal = undefined;
     if (ws.readyState === OPEN && this.active) this.unsubscribe(ws);
     this.active = 0;
     this.subscriptionId = undefined;
