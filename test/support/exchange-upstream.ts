@@ -178,20 +178,23 @@ function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: M
         const mine = subs.get(ws)!;
         const answer = (status: number, body: Record<string, unknown>) => ws.send(JSON.stringify({ id: req.id ?? null, status, ...body }));
         const fail = (status: number, code: number, msg: string) => answer(status, { error: { code, msg } });
+        /** A subscribe frame refused as POST /__user-data/refuse asked, or (silent) never answered. */
+        const refuse = () => {
+          refusing.times--;
+          if (refusing.silent) return;
+          const retryAfter = Date.now() + (refusing.retryAfterMs ?? 0);
+          answer(refusing.status ?? 429, { error: { code: refusing.code ?? -1003, msg: 'Too many requests; current limit of IP is exceeded.', data: { serverTime: Date.now(), retryAfter } } });
+        };
         const status = () => ({ apiKey: logon ?? null, authorizedSince: logon ? 1 : null, connectedSince: 1, returnRateLimits: false, serverTime: Date.now(), userDataStream: mine.size > 0 });
         switch (method) {
           case 'userDataStream.subscribe.signature': {
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
-            if (refusing.times > 0) {
-              refusing.times--;
-              if (refusing.silent) return; // an answer that never comes
-              const retryAfter = Date.now() + (refusing.retryAfterMs ?? 0);
-              return answer(refusing.status ?? 429, { error: { code: refusing.code ?? -1003, msg: 'Too many requests; current limit of IP is exceeded.', data: { serverTime: Date.now(), retryAfter } } });
-            }
+            if (refusing.times > 0) return refuse();
             const id = nextId++;
             return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
           }
           case 'userDataStream.subscribe.listenToken': {
+            if (refusing.times > 0) return refuse();
             const t = listenTokens.get(String(params.listenToken));
             if (t === undefined || t.expirationTime <= Date.now()) return fail(400, -1209, 'Invalid listenToken.');
             const { account, expirationTime } = t;

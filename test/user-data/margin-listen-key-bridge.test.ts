@@ -164,6 +164,27 @@ test('a hostile exchange: renewals refused, the subscription lapses (eventStream
   }
 });
 
+test('a renewal the exchange never answers is given up at --timeout and tried again before the token expires: the same subscription lives on', async () => {
+  const lines: string[] = [];
+  const g = await startGateway(readConfig(args(['--timeout', '200']), KEYED), { logger: createLogger('warn', (l) => lines.push(l)), websocket: { userDataTokenParams: { validity: '3000' } } });
+  try {
+    const key = await create(g, '/sapi/v1/userDataStream');
+    const c = await stream(g, key);
+    await until(async () => (await up.userData()).margin.length === 1);
+    const first = (await up.userData()).margin[0];
+    await fetch(`${up.url}/__user-data/refuse`, { method: 'POST', body: JSON.stringify({ times: 1, silent: true }) }); // the first renewal frame: no answer
+    await until(async () => (await up.userData()).margin[0]?.expirationTime > first.expirationTime, 5000);
+    assert.is((await up.userData()).margin[0].subscriptionId, first.subscriptionId, 'extended, not made again');
+    assert.ok(lines.some((l) => l.includes('no answer to renewing userDataStream.subscribe.listenToken within 200 ms')), lines.join('\n'));
+    assert.is(await up.emit(CROSS, 'margin'), 1);
+    assert.equal(await next(c.ws), CROSS);
+    c.ws.close();
+    await closed(c.ws);
+  } finally {
+    await g.close();
+  }
+});
+
 test('the account is the exchange\'s word: an unknown isolated account answers its refusal, a missing symbol 400; no key minted, nothing retired sent', async () => {
   await fetch(`${up.url}/__user-data/refuse`, { method: 'POST', body: JSON.stringify({ token: true, times: 1, status: 400, code: -11001 }) });
   const r = await call(gw, 'POST', '/sapi/v1/userDataStream/isolated?symbol=NOSUCHPAIR');
