@@ -98,22 +98,35 @@ test('ws-api userDataStream.subscribe.listenToken reaches the upstream with the 
   c.ws.close();
 });
 
+const sleep = (ms: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), ms));
+
+/**
+ * Send `event` to `account` until `watch` gives a value: ccxt registers what it waits for only once
+ * the subscribe answer is handled, and an event that comes before that is not kept for it. At most 15 s.
+ */
+async function deliver<T>(watch: Promise<T>, event: unknown, account: string): Promise<T> {
+  for (let i = 0; i < 75; i++) {
+    assert.is(await up.emit(event, account), 1, `one subscription of ${account}`);
+    const got = await Promise.race([watch.then((v) => ({ v })), sleep(200)]);
+    if (got) return got.v;
+  }
+  throw new Error(`ccxt's watch got nothing from the events sent to ${account} in 15 s`);
+}
+
 test(`ccxt ${ccxt.version} margin watches through the gateway: watchBalance (cross) and watchOrders (isolated) get the account's events`, async () => {
-  const until = async (f: () => Promise<boolean>) => { for (let i = 0; i < 250 && !(await f()); i++) await new Promise((r) => setTimeout(r, 20)); };
   const cross = client(TOKENS.bot);
   const isolated = client(TOKENS.bot); // ccxt keeps one margin listen token per instance
   try {
     for (const x of [cross, isolated]) await x.loadHttpProxyAgent(); // ccxt's own step for a ws:// URL (plain text on loopback)
-    const balance = cross.watchBalance({ type: 'margin' });
-    const orders = isolated.watchOrders('BNB/USDT', undefined, undefined, { type: 'margin', marginMode: 'isolated' });
+    const balance = cross.watchBalance({ type: 'margin' }) as Promise<Record<string, any>>;
+    const orders = isolated.watchOrders('BNB/USDT', undefined, undefined, { type: 'margin', marginMode: 'isolated' }) as Promise<Record<string, any>[]>;
     for (const p of [balance, orders]) p.catch(() => {}); // awaited below: a failure is reported there, not as an unhandled rejection
-    await until(async () => (await up.userData()).margin.length === 2);
+    for (let i = 0; i < 750 && (await up.userData()).margin.length < 2; i++) await sleep(20); // loadMarkets first: seconds on a busy machine
     assert.equal((await up.userData()).margin.map((m) => m.account).sort(), ['BNBUSDT', 'margin']);
-    assert.is(await up.emit(EVENT, 'margin'), 1);
-    assert.is(await up.emit({ e: 'executionReport', E: 1499405658658, s: 'BNBUSDT', c: 'c1', S: 'BUY', o: 'LIMIT', f: 'GTC', q: '1.00000000', p: '300.00000000', x: 'NEW', X: 'NEW', i: 42, l: '0', z: '0', L: '0', n: '0', N: null, T: 1499405658657, O: 1499405658657, Z: '0', Y: '0', Q: '0' }, 'BNBUSDT'), 1);
-    const got = await balance as Record<string, any>;
+    const got = await deliver(balance, EVENT, 'margin');
     assert.equal([got.BNB?.free, got.BNB?.used], [1, 0]);
-    const placed = await orders as Record<string, any>[];
+    const order = { e: 'executionReport', E: 1499405658658, s: 'BNBUSDT', c: 'c1', S: 'BUY', o: 'LIMIT', f: 'GTC', q: '1.00000000', p: '300.00000000', x: 'NEW', X: 'NEW', i: 42, l: '0', z: '0', L: '0', n: '0', N: null, T: 1499405658657, O: 1499405658657, Z: '0', Y: '0', Q: '0' };
+    const placed = await deliver(orders, order, 'BNBUSDT');
     assert.equal(placed.map((o) => [o.id, o.symbol, o.side, o.status]), [['42', 'BNB/USDT', 'buy', 'open']]);
     // Everything it asked of the REST API went through as it sent it: the two listen tokens (cross, then isolated with its symbol).
     const tokens = (await up.records()).filter((r) => r.url === '/sapi/v1/userListenToken').map((r) => r.body);
@@ -122,9 +135,8 @@ test(`ccxt ${ccxt.version} margin watches through the gateway: watchBalance (cro
     // close() rejects the futures ccxt keeps for each subscription (nobody awaits them) with ExchangeClosedByUser: only that is let pass.
     const closedByUser = (e: unknown) => { if ((e as Error)?.name !== 'ExchangeClosedByUser') throw e; };
     process.on('unhandledRejection', closedByUser);
-    await cross.close();
-    await isolated.close();
-    await new Promise((r) => setTimeout(r, 20));
+    await Promise.race([Promise.all([cross.close(), isolated.close()]), sleep(5000)]);
+    await sleep(20);
     process.off('unhandledRejection', closedByUser);
   }
 });
