@@ -7,20 +7,20 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from './log.js';
 import { GatewayError } from './gateway/errors.js';
-import { errorData, errorOf, LocalStore, type BridgeAnswer, type ErrorData, type KeyEnd, type StoreDefinition, type StoreListener, type StoreParts, type UserDataStore } from './gateway/user-data/store.js';
+import { errorData, errorOf, LocalStore, type BridgeAnswer, type BridgeCall, type ErrorData, type KeyEnd, type StoreDefinition, type StoreListener, type StoreParts, type UserDataStore } from './gateway/user-data/store.js';
 
 const P = 'gateway:user-data:';
 type Up =
   | { type: `${typeof P}define`; def: StoreDefinition }
-  | { type: `${typeof P}act`; id: number; action: string; owner: string; key: string }
+  | { type: `${typeof P}act`; id: number; action: string; owner: string; key: string; call?: BridgeCall }
   | { type: `${typeof P}open`; id: number; owner: string; keys: string[] }
   | { type: `${typeof P}shut`; owner: string }
-  | { type: `${typeof P}hold` }
-  | { type: `${typeof P}release` }
+  | { type: `${typeof P}hold`; account: string }
+  | { type: `${typeof P}release`; account: string }
   | { type: `${typeof P}revoke`; owners: string[] };
 type Down =
-  | { type: `${typeof P}answer`; id: number; answer?: BridgeAnswer; error?: ErrorData }
-  | { type: `${typeof P}event`; event: Record<string, unknown> }
+  | { type: `${typeof P}answer`; id: number; answer?: BridgeAnswer | string[]; error?: ErrorData }
+  | { type: `${typeof P}event`; event: Record<string, unknown>; account: string }
   | { type: `${typeof P}ended`; key: string; how: KeyEnd };
 
 /** How long a worker waits for the primary's answer (it answers from memory: only a stuck primary is slower). */
@@ -35,7 +35,7 @@ export function serveUserDataAcrossWorkers(parts: StoreParts | undefined): void 
   const of = (w: Worker) => {
     let p = per.get(w);
     if (!p) {
-      const listener: StoreListener = { event: (event) => send(w, { type: `${P}event`, event }), ended: (key, how) => send(w, { type: `${P}ended`, key, how }) };
+      const listener: StoreListener = { event: (event, account) => send(w, { type: `${P}event`, event, account }), ended: (key, how) => send(w, { type: `${P}ended`, key, how }) };
       p = { listener, streams: new Map(), detach: store!.listen(listener) };
       per.set(w, p);
     }
@@ -51,20 +51,19 @@ export function serveUserDataAcrossWorkers(parts: StoreParts | undefined): void 
     }
     if (!store) return; // a worker defines before anything else
     const p = of(w);
-    const answer = (id: number, run: () => BridgeAnswer | undefined) => {
-      try {
-        send(w, { type: `${P}answer`, id, answer: run() });
-      } catch (e) {
+    const answer = (id: number, run: () => BridgeAnswer | string[] | Promise<BridgeAnswer>) => {
+      // A margin create awaits its account's token: every answer is a promise, errors included.
+      void Promise.resolve().then(run).then((a) => send(w, { type: `${P}answer`, id, answer: a }), (e: unknown) => {
+        send(w, { type: `${P}answer`, id, error: e instanceof GatewayError ? errorData(e) : { reason: 'unknown', message: 'internal gateway error' } });
         if (!(e instanceof GatewayError)) throw e;
-        send(w, { type: `${P}answer`, id, error: errorData(e) });
-      }
+      });
     };
     switch (m.type) {
-      case `${P}act`: return answer(m.id, () => store!.act(m.action, m.owner, m.key));
+      case `${P}act`: return answer(m.id, () => store!.act(m.action, m.owner, m.key, m.call));
       case `${P}open`: return answer(m.id, () => {
-        store!.open(m.owner, m.keys);
+        const accounts = store!.open(m.owner, m.keys);
         p.streams.set(m.owner, (p.streams.get(m.owner) ?? 0) + 1);
-        return undefined;
+        return accounts;
       });
       case `${P}shut`: {
         const n = p.streams.get(m.owner) ?? 0;
@@ -73,8 +72,8 @@ export function serveUserDataAcrossWorkers(parts: StoreParts | undefined): void 
         else p.streams.delete(m.owner);
         return store.shut(m.owner);
       }
-      case `${P}hold`: return store.hold(p.listener);
-      case `${P}release`: return store.release(p.listener);
+      case `${P}hold`: return store.hold(p.listener, m.account);
+      case `${P}release`: return store.release(p.listener, m.account);
       case `${P}revoke`: return store.revoke(m.owners);
     }
   });
@@ -90,11 +89,11 @@ export function serveUserDataAcrossWorkers(parts: StoreParts | undefined): void 
 /** In a worker: the store in the primary, told to `listener`'s bridge. */
 export function remoteStore(listener: StoreListener, logger?: Logger): UserDataStore {
   let next = 0;
-  const waiting = new Map<number, { resolve(a: BridgeAnswer | undefined): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+  const waiting = new Map<number, { resolve(a: BridgeAnswer | string[] | undefined): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   const send = (m: Up) => { if (process.connected) process.send!(m); };
   const onMessage = (m: Down) => {
     if (typeof m?.type !== 'string' || !m.type.startsWith(P)) return;
-    if (m.type === `${P}event`) return listener.event(m.event);
+    if (m.type === `${P}event`) return listener.event(m.event, m.account);
     if (m.type === `${P}ended`) return listener.ended(m.key, m.how);
     const w = waiting.get(m.id);
     if (!w) return;
@@ -104,7 +103,7 @@ export function remoteStore(listener: StoreListener, logger?: Logger): UserDataS
     else w.resolve(m.answer);
   };
   process.on('message', onMessage);
-  const call = (m: Up & { id: number }) => new Promise<BridgeAnswer | undefined>((resolve, reject) => {
+  const call = (m: Up & { id: number }) => new Promise<BridgeAnswer | string[] | undefined>((resolve, reject) => {
     const timer = setTimeout(() => {
       waiting.delete(m.id);
       logger?.warn(`user data: the primary did not answer within ${ANSWER_WAIT_MS} ms`);
@@ -115,11 +114,11 @@ export function remoteStore(listener: StoreListener, logger?: Logger): UserDataS
     else clearTimeout(timer), waiting.delete(m.id), reject(new GatewayError('overloaded', 'This worker has lost its primary (the gateway is stopping); retry.', { 'retry-after': '1' }));
   });
   return {
-    act: async (action, owner, key) => (await call({ type: `${P}act`, id: next++, action, owner, key }))!,
-    open: async (owner, keys) => { await call({ type: `${P}open`, id: next++, owner, keys: [...keys] }); },
+    act: async (action, owner, key, bridgeCall) => (await call({ type: `${P}act`, id: next++, action, owner, key, call: bridgeCall })) as BridgeAnswer,
+    open: async (owner, keys) => (await call({ type: `${P}open`, id: next++, owner, keys: [...keys] })) as string[],
     shut: (owner) => send({ type: `${P}shut`, owner }),
-    hold: () => send({ type: `${P}hold` }),
-    release: () => send({ type: `${P}release` }),
+    hold: (account) => send({ type: `${P}hold`, account }),
+    release: (account) => send({ type: `${P}release`, account }),
     revoke: (owners) => send({ type: `${P}revoke`, owners: [...owners] }),
     define: (def) => send({ type: `${P}define`, def }),
     close: () => {

@@ -81,7 +81,7 @@ export async function runPrimary(config: GatewayConfig, logger: Logger = createL
 
   serveAggregateMetrics();
   serveAggregateDrift();
-  serveUserDataAcrossWorkers(signing && { signedParams: signedSubscribeParams(signing), logger });
+  serveUserDataAcrossWorkers(signing && { signedParams: signedSubscribeParams(signing), apiKey: signing.apiKey, logger });
   let ready = 0;
   let stopping = false;
   let serving = false;

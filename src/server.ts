@@ -67,7 +67,7 @@ export interface StartOptions {
   plugins?: PluginRegistry;
   beforeProxy?: Hook[];
   /** Websocket limits: bytes waiting for a slow client before it is closed (default 4 MiB). */
-  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number; userDataExpiresAfterMs?: number; userDataPollMs?: number };
+  websocket?: { maxBufferedBytes?: number; shutdownGraceMs?: number; userDataKeepAliveMs?: number; userDataExpiresAfterMs?: number; userDataPollMs?: number; userDataTokenParams?: Record<string, string> };
   /** Read the configuration again on reload (the CLI re-reads flags, environment and the config file). */
   reread?: () => GatewayConfig;
   /** Told after every reload (the CLI's workers tell the primary, which reloads the others). */
@@ -99,7 +99,7 @@ export async function startGateway(config: GatewayConfig, opts: StartOptions = {
   const security = securityHooks(config, pinned.default.views, setupLog), tls = readTls(config);
   let wsSecurity = security.websocket; // [wssign] the tokens and credentials a reload last applied
   // Rate limits, the listen-key bridge and the tokens' user-data subscriptions live across reloads (counts, keys); set up once from the first catalogue.
-  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataSide(limits, logger, opts.websocket?.userDataExpiresAfterMs, opts.websocket?.userDataPollMs), userDataSubscriptions = new UserDataSubscriptions(config.userDataSubscriptionsPerToken);
+  const limits = rateLimiting(config, pinned.default.views, setupLog), userData = userDataSide(limits, logger, { expiresAfterMs: opts.websocket?.userDataExpiresAfterMs, tokenParams: opts.websocket?.userDataTokenParams, pollMs: opts.websocket?.userDataPollMs }), userDataSubscriptions = new UserDataSubscriptions(config.userDataSubscriptionsPerToken);
   userData.apply(config, pinned.default.views, wsSecurity.signing);
   let ready = false;
   const builders = opts.plugins ? undefined : lazyBuilderPool(config);

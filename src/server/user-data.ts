@@ -18,8 +18,15 @@ import { wsApiBase } from '../gateway/websocket/routes.js';
 import type { Logger } from '../log.js';
 import { upstreamBase } from '../upstream/upstream-base.js';
 
+/** Tests only: a listen key's lifetime, params sent with every token request (a short validity), how often a fleet replica looks for ended keys. */
+export interface UserDataTestOptions {
+  expiresAfterMs?: number;
+  tokenParams?: Record<string, string>;
+  pollMs?: number;
+}
+
 /** What the bridge is for this configuration and catalogue, or undefined when there is none to run. */
-export function userDataDefinition(cfg: GatewayConfig, views: readonly ReleaseView[], signing: WsSigning | undefined, expiresAfterMs?: number): StoreDefinition | undefined {
+export function userDataDefinition(cfg: GatewayConfig, views: readonly ReleaseView[], signing: WsSigning | undefined, test: UserDataTestOptions = {}): StoreDefinition | undefined {
   if (!signing) return undefined;
   const service = views.find((v) => v.service.id === signing.service)?.service;
   const base = service && upstreamBase(service, 'wsApi', cfg.upstreams);
@@ -27,7 +34,7 @@ export function userDataDefinition(cfg: GatewayConfig, views: readonly ReleaseVi
   const u = new URL(wsApiBase(base, service.wsApiPath));
   const wsApiUrl = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${service.wsApiPath}${u.search}`;
   return bridgeDefinition({
-    service, upstreamRelease: cfg.upstreamRelease?.[service.id], wsApiUrl, timeoutMs: cfg.timeoutMs, expiresAfterMs,
+    service, upstreamRelease: cfg.upstreamRelease?.[service.id], wsApiUrl, restBase: upstreamBase(service, 'rest', cfg.upstreams), timeoutMs: cfg.timeoutMs, ...test,
     settings: { keysPerToken: cfg.userDataKeysPerToken, streamsPerToken: cfg.userDataStreamsPerToken, keys: cfg.userDataKeys, lingerMs: cfg.userDataLingerMs, maxBufferedBytes: cfg.wsMaxBuffered },
   });
 }
@@ -55,15 +62,16 @@ export interface UserDataSide {
  * the primary under --workers (whose key is the one it started with), else in this process.
  * `pollMs`: how often a fleet replica looks for keys ended elsewhere (tests shorten it).
  */
-export function userDataSide(limits: RateLimiting, logger: Logger, expiresAfterMs?: number, pollMs?: number): UserDataSide {
+export function userDataSide(limits: RateLimiting, logger: Logger, test: UserDataTestOptions = {}): UserDataSide {
   let bridge: UserDataBridge | undefined;
   let signing: WsSigning | undefined;
   let charge: ReturnType<typeof chargeOf> | undefined;
-  const parts = { signedParams: () => signedSubscribeParams(signing!)(), charge: (m: string, p: Readonly<Record<string, unknown>>) => charge?.(m, p), logger };
+  const parts = { signedParams: () => signedSubscribeParams(signing!)(), get apiKey() { return signing!.apiKey; }, charge: (m: string, p: Readonly<Record<string, unknown>>) => charge?.(m, p), logger };
   return {
     get bridge() { return bridge; },
     apply(cfg, views, nextSigning) {
-      const def = userDataDefinition(cfg, views, nextSigning, expiresAfterMs);
+      const { pollMs, ...defined } = test;
+      const def = userDataDefinition(cfg, views, nextSigning, defined);
       if (!def || !nextSigning) {
         // The upstream speaks a release where listen keys are alive again (or signing is off): nothing to bridge.
         bridge?.close();

@@ -22,8 +22,13 @@
 // stream about to be opened); GET /__user-data reports the active subscriptions and every
 // frame received. Margin user data (developers.binance.com/docs/margin_trading/trade-data-stream): POST
 // /sapi/v1/userListenToken with a known API key answers {"token", "expirationTime"} (validity ms, default
-// and at most 24 h), and userDataStream.subscribe.listenToken with a token not yet expired subscribes
-// like the others, answering {"subscriptionId", "expirationTime"} (else -1209).
+// and at most 24 h; an isolated account with isIsolated=true and its symbol), and
+// userDataStream.subscribe.listenToken with a token not yet expired subscribes like the others,
+// answering {"subscriptionId", "expirationTime"} (else -1209); sent again on the same connection with a
+// new token of the same account it extends that subscription (same id, the new expirationTime), and
+// at its expirationTime the subscription ends with {"subscriptionId", "event": {"e": "eventStreamTerminated"}}.
+// POST /__user-data/event?account=spot|margin|<SYMBOL> sends only to the subscriptions of that account
+// (spot: by signature or session; margin: cross-margin listen tokens; a symbol: its isolated account's).
 // Retired calls (REST /api/v3/userDataStream, userDataStream.start/ping/stop) answer
 // as unknown operations do (404; an error frame) and are recorded.
 // fixtures=<dir> (UPSTREAM_FIXTURES for a process of its own): a request whose "<METHOD> <path>" has a file <dir>/<METHOD><path with / as _>.json
@@ -82,14 +87,21 @@ function verifySignature(keys: Record<string, Key>, apiKey: string | undefined, 
 /** A websocket-API frame the stand-in received: its method, and whether a signature it carried verified. */
 export interface WsApiRecord { method: string; verified: boolean | null; params: Record<string, unknown> }
 
+/** A margin listen token the stand-in made: its account ('margin', or the isolated symbol) and when it expires. */
+interface ListenToken { account: string; expirationTime: number }
+
 /** The user-data side of the stand-in's websocket API. */
 export interface UserDataSide {
   frames: WsApiRecord[];
   active(): number;
-  /** Send an event to every active subscription (how many got it), or queue it for the next one made. */
-  emit(event: unknown, queue?: boolean): { sent: number; queued?: number };
-  /** The next `times` subscribe frames: refused with `status`/`code` (and retryAfter `retryAfterMs` from now), or never answered (`silent`). */
+  /** Send an event to every active subscription (of `account` only when given; how many got it), or queue it for the next one made. */
+  emit(event: unknown, queue?: boolean, account?: string): { sent: number; queued?: number };
+  /** The next `times` subscribe frames (with `token`: POST /sapi/v1/userListenToken calls): refused with `status`/`code` (and retryAfter `retryAfterMs` from now), or never answered (`silent`). */
   refuse(r: SubscribeRefusal): void;
+  /** The next token call to refuse, if any (taken). */
+  refusesToken(): SubscribeRefusal | undefined;
+  /** The listen-token subscriptions held now. */
+  margin(): { account: string; subscriptionId: number; expirationTime: number }[];
   reset(): void;
   close(): void;
 }
@@ -101,6 +113,8 @@ export interface SubscribeRefusal {
   code?: number;
   retryAfterMs?: number;
   silent?: boolean;
+  /** Refuse POST /sapi/v1/userListenToken calls instead of subscribe frames. */
+  token?: boolean;
 }
 
 /** Verify a websocket-API signature (params sorted, every one but signature, `name=value&…`). */
@@ -121,16 +135,22 @@ function verifyWsParams(keys: Record<string, Key>, params: Record<string, unknow
 }
 
 /** Today's websocket API on `server` (path /ws-api/v3): user-data subscriptions and sessions. */
-function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: Map<string, number>): UserDataSide {
+function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: Map<string, ListenToken>): UserDataSide {
   const frames: WsApiRecord[] = [];
   const subs = new Map<WebSocket, Set<number>>();
+  /** The account of each subscription: 'spot', 'margin' or an isolated symbol. */
+  const accountOf = new Map<number, string>();
+  /** Per connection, its listen-token subscriptions by account: id, expiry and the timer ending it. */
+  const tokenSubs = new Map<WebSocket, Map<string, { id: number; expirationTime: number; timer: NodeJS.Timeout }>>();
+  let refusingToken: SubscribeRefusal = { times: 0 };
   /** Events queued for the next subscription made (POST /__user-data/event?queue=1). */
   const queued: unknown[] = [];
   let refusing: SubscribeRefusal = { times: 0 };
   let nextId = 0;
   /** A new subscription on `ws`, answered; then the queued events, sent to it. */
-  const subscribed = (ws: WebSocket, id: number, answer: () => void) => {
+  const subscribed = (ws: WebSocket, id: number, answer: () => void, account = 'spot') => {
     subs.get(ws)!.add(id);
+    accountOf.set(id, account);
     answer();
     for (const event of queued.splice(0)) ws.send(JSON.stringify({ subscriptionId: id, event }));
   };
@@ -141,7 +161,13 @@ function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: M
       let logon: string | undefined;
       let sessionSub: number | undefined;
       subs.set(ws, new Set());
-      ws.on('close', () => subs.delete(ws));
+      tokenSubs.set(ws, new Map());
+      ws.on('close', () => {
+        for (const id of subs.get(ws) ?? []) accountOf.delete(id);
+        subs.delete(ws);
+        for (const t of tokenSubs.get(ws)?.values() ?? []) clearTimeout(t.timer);
+        tokenSubs.delete(ws);
+      });
       ws.on('message', (data) => {
         let req: { id?: unknown; method?: unknown; params?: Record<string, unknown> };
         try { req = JSON.parse(String(data)); } catch { return; }
@@ -152,24 +178,44 @@ function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: M
         const mine = subs.get(ws)!;
         const answer = (status: number, body: Record<string, unknown>) => ws.send(JSON.stringify({ id: req.id ?? null, status, ...body }));
         const fail = (status: number, code: number, msg: string) => answer(status, { error: { code, msg } });
+        /** A subscribe frame refused as POST /__user-data/refuse asked, or (silent) never answered. */
+        const refuse = () => {
+          refusing.times--;
+          if (refusing.silent) return;
+          const retryAfter = Date.now() + (refusing.retryAfterMs ?? 0);
+          answer(refusing.status ?? 429, { error: { code: refusing.code ?? -1003, msg: 'Too many requests; current limit of IP is exceeded.', data: { serverTime: Date.now(), retryAfter } } });
+        };
         const status = () => ({ apiKey: logon ?? null, authorizedSince: logon ? 1 : null, connectedSince: 1, returnRateLimits: false, serverTime: Date.now(), userDataStream: mine.size > 0 });
         switch (method) {
           case 'userDataStream.subscribe.signature': {
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
-            if (refusing.times > 0) {
-              refusing.times--;
-              if (refusing.silent) return; // an answer that never comes
-              const retryAfter = Date.now() + (refusing.retryAfterMs ?? 0);
-              return answer(refusing.status ?? 429, { error: { code: refusing.code ?? -1003, msg: 'Too many requests; current limit of IP is exceeded.', data: { serverTime: Date.now(), retryAfter } } });
-            }
+            if (refusing.times > 0) return refuse();
             const id = nextId++;
             return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
           }
           case 'userDataStream.subscribe.listenToken': {
-            const expirationTime = listenTokens.get(String(params.listenToken));
-            if (expirationTime === undefined || expirationTime <= Date.now()) return fail(400, -1209, 'Invalid listenToken.');
+            if (refusing.times > 0) return refuse();
+            const t = listenTokens.get(String(params.listenToken));
+            if (t === undefined || t.expirationTime <= Date.now()) return fail(400, -1209, 'Invalid listenToken.');
+            const { account, expirationTime } = t;
+            const held = tokenSubs.get(ws)!;
+            const end = (id: number) => setTimeout(() => {
+              // Not renewed in time: the subscription ends, and says so.
+              held.delete(account);
+              if (!mine.delete(id)) return;
+              accountOf.delete(id);
+              ws.send(JSON.stringify({ subscriptionId: id, event: { e: 'eventStreamTerminated', E: Date.now() } }));
+            }, expirationTime - Date.now());
+            const same = held.get(account);
+            if (same && mine.has(same.id)) {
+              // A new token of the same account on the same connection: that subscription is extended.
+              clearTimeout(same.timer);
+              held.set(account, { id: same.id, expirationTime, timer: end(same.id) });
+              return answer(200, { result: { subscriptionId: same.id, expirationTime } });
+            }
             const id = nextId++;
-            return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id, expirationTime } }));
+            held.set(account, { id, expirationTime, timer: end(id) });
+            return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id, expirationTime } }), account);
           }
           case 'session.logon':
             if (!signed?.ok) return fail(401, -1022, `Signature for this request is not valid.${signed?.reason ? ` (${signed.reason})` : ''}`);
@@ -187,10 +233,12 @@ function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: M
             const id = nextId++;
             sessionSub = id;
             return subscribed(ws, id, () => answer(200, { result: { subscriptionId: id } }));
-          case 'userDataStream.unsubscribe':
-            if (params.subscriptionId === undefined) mine.clear();
-            else mine.delete(Number(params.subscriptionId));
+          case 'userDataStream.unsubscribe': {
+            const ended = params.subscriptionId === undefined ? [...mine] : [Number(params.subscriptionId)];
+            for (const id of ended) { mine.delete(id); accountOf.delete(id); }
+            for (const [account, t] of tokenSubs.get(ws)!) if (ended.includes(t.id)) { clearTimeout(t.timer); tokenSubs.get(ws)!.delete(account); }
             return answer(200, { result: {} });
+          }
           case 'session.subscriptions': return answer(200, { result: [...mine].map((subscriptionId) => ({ subscriptionId })) });
           default: return fail(400, -1020, 'This operation is not supported.');
         }
@@ -200,14 +248,26 @@ function websocketApi(server: Server, keys: Record<string, Key>, listenTokens: M
   return {
     frames,
     active: () => [...subs.values()].reduce((n, s) => n + s.size, 0),
-    emit(event, queue = false) {
+    emit(event, queue = false, account) {
       if (queue) return { sent: 0, queued: queued.push(event) };
       let n = 0;
-      for (const [ws, ids] of subs) for (const subscriptionId of ids) { ws.send(JSON.stringify({ subscriptionId, event })); n++; }
+      for (const [ws, ids] of subs) {
+        for (const subscriptionId of ids) {
+          if (account !== undefined && accountOf.get(subscriptionId) !== account) continue;
+          ws.send(JSON.stringify({ subscriptionId, event }));
+          n++;
+        }
+      }
       return { sent: n };
     },
-    refuse(r) { refusing = { ...r }; },
-    reset: () => { frames.length = 0; queued.length = 0; refusing = { times: 0 }; },
+    refuse(r) { if (r.token) refusingToken = { ...r }; else refusing = { ...r }; },
+    refusesToken() {
+      if (refusingToken.times <= 0) return undefined;
+      refusingToken.times--;
+      return refusingToken;
+    },
+    margin: () => [...tokenSubs.values()].flatMap((m) => [...m].map(([account, t]) => ({ account, subscriptionId: t.id, expirationTime: t.expirationTime }))),
+    reset: () => { frames.length = 0; queued.length = 0; refusing = { times: 0 }; refusingToken = { times: 0 }; },
     close: () => { for (const ws of wss.clients) ws.terminate(); },
   };
 }
@@ -222,14 +282,15 @@ function userDataEvent(res: ServerResponse, userData: UserDataSide, url: string,
     res.statusCode = 400;
     return void res.end(JSON.stringify({ error: 'the body must be the event, as JSON' }));
   }
-  res.end(JSON.stringify(userData.emit(event, new URLSearchParams(url.split('?')[1] ?? '').get('queue') === '1')));
+  const q = new URLSearchParams(url.split('?')[1] ?? '');
+  res.end(JSON.stringify(userData.emit(event, q.get('queue') === '1', q.get('account') ?? undefined)));
 }
 
 /** The stand-in's server (not listening yet) and the requests it has recorded. */
 export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): { server: Server; records: RecordedRequest[]; userData: UserDataSide } {
   const records: RecordedRequest[] = [];
-  /** Margin listen tokens made by POST /sapi/v1/userListenToken: token → expirationTime (ms). */
-  const listenTokens = new Map<string, number>();
+  /** Margin listen tokens made by POST /sapi/v1/userListenToken: token → its account and expirationTime (ms). */
+  const listenTokens = new Map<string, ListenToken>();
   let userData: UserDataSide;
   const server = createServer((req, res) => onBody(req, (bytes) => {
     const body = bytes.toString('utf8');
@@ -246,7 +307,7 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
     }
     if (url === '/__user-data') {
       res.setHeader('content-type', 'application/json');
-      return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames }));
+      return res.end(JSON.stringify({ active: userData.active(), frames: userData.frames, margin: userData.margin() }));
     }
     if (url === '/__user-data/event' || url.startsWith('/__user-data/event?')) return userDataEvent(res, userData, url, body);
     if (url === '/__user-data/refuse') {
@@ -274,11 +335,22 @@ export function exchangeUpstream(keys: Record<string, Key>, fixtures?: string): 
           res.statusCode = 401;
           return res.end(JSON.stringify({ code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }));
         }
+        const refused = userData.refusesToken();
+        if (refused) {
+          if (refused.silent) return; // an answer that never comes
+          res.statusCode = refused.status ?? 400;
+          return res.end(JSON.stringify({ code: refused.code ?? -3003, msg: 'test refusal' }));
+        }
         const sent = new URLSearchParams(`${url.split('?')[1] ?? ''}&${body}`);
+        const isolated = sent.get('isIsolated') === 'true';
+        if (isolated && !sent.get('symbol')) {
+          res.statusCode = 400;
+          return res.end(JSON.stringify({ code: -1102, msg: "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed." }));
+        }
         const validity = Math.min(Number(sent.get('validity') ?? 86_400_000) || 86_400_000, 86_400_000);
         const token = randomBytes(51).toString('base64');
         const expirationTime = Date.now() + validity;
-        listenTokens.set(token, expirationTime);
+        listenTokens.set(token, { account: isolated ? sent.get('symbol')! : 'margin', expirationTime });
         return res.end(JSON.stringify({ token, expirationTime }));
       }
       if (url.startsWith('/api/v3/rateLimited')) {
@@ -338,8 +410,9 @@ A local stand-in for the exchange on 127.0.0.1; prints "port <n>" when it listen
          (publicKey: the SPKI PEM of an RSA or Ed25519 key, newlines written \\n; default: no keys)
 It answers REST calls with what it received, {"ok":true,"method":…,"url":…,"verified":true|false|null},
 and serves the websocket API's user-data subscriptions on /ws-api/v3.
-Test hooks: GET /__records, POST /__reset, GET /__user-data, POST /__user-data/event[?queue=1] (body: the event),
-POST /__user-data/refuse (body: {"times":n,"status":429,"code":-1003,"retryAfterMs":ms} or {"times":n,"silent":true}).
+Test hooks: GET /__records, POST /__reset, GET /__user-data, POST /__user-data/event[?queue=1][&account=spot|margin|<SYMBOL>]
+(body: the event), POST /__user-data/refuse (body: {"times":n,"status":429,"code":-1003,"retryAfterMs":ms} or
+{"times":n,"silent":true}; with "token":true the next POST /sapi/v1/userListenToken calls instead).
 UPSTREAM_FIXTURES=<dir>: canned answers, <dir>/<METHOD><path with / as _>.json. All of it: docs/stand-in.md.`;
 
 /** The keys argument, checked: every entry an HMAC secret or a public key node can read. */

@@ -66,13 +66,19 @@ export function startProcess(script: string, args: string[], ready: RegExp, env:
   });
 }
 
+export interface UserDataReport {
+  active: number;
+  frames: WsApiRecord[];
+  margin: { account: string; subscriptionId: number; expirationTime: number }[];
+}
+
 export interface Upstream {
   url: string;
   records(): Promise<RecordedRequest[]>;
-  /** The websocket API's user-data side: active subscriptions and the frames received. */
-  userData(): Promise<{ active: number; frames: WsApiRecord[] }>;
-  /** Send a user-data event to every active subscription (wrapped); how many got it. */
-  emit(event: unknown): Promise<number>;
+  /** The websocket API's user-data side: active subscriptions, the frames received, the listen-token subscriptions. */
+  userData(): Promise<UserDataReport>;
+  /** Send a user-data event to every active subscription (of `account` only: spot, margin or an isolated symbol), wrapped; how many got it. */
+  emit(event: unknown, account?: string): Promise<number>;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -91,8 +97,8 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
       url,
       stop: p.stop,
       records: async () => (await fetch(`${url}/__records`)).json() as Promise<RecordedRequest[]>,
-      userData: async () => (await fetch(`${url}/__user-data`)).json() as Promise<{ active: number; frames: WsApiRecord[] }>,
-      emit: async (event) => ((await (await fetch(`${url}/__user-data/event`, { method: 'POST', body: JSON.stringify(event) })).json()) as { sent: number }).sent,
+      userData: async () => (await fetch(`${url}/__user-data`)).json() as Promise<UserDataReport>,
+      emit: async (event, account) => ((await (await fetch(`${url}/__user-data/event${account ? `?account=${account}` : ''}`, { method: 'POST', body: JSON.stringify(event) })).json()) as { sent: number }).sent,
       reset: async () => { await fetch(`${url}/__reset`, { method: 'POST' }); },
     };
   }
@@ -102,8 +108,8 @@ export async function startUpstream(keys: Record<string, Key> = {}, fixtures?: s
   return {
     url: `http://127.0.0.1:${port}`,
     records: async () => JSON.parse(JSON.stringify(records)) as RecordedRequest[], // a copy, as the process's answer was
-    userData: async () => JSON.parse(JSON.stringify({ active: userData.active(), frames: userData.frames })) as { active: number; frames: WsApiRecord[] },
-    emit: async (event) => userData.emit(event).sent,
+    userData: async () => JSON.parse(JSON.stringify({ active: userData.active(), frames: userData.frames, margin: userData.margin() })) as UserDataReport,
+    emit: async (event, account) => userData.emit(event, false, account).sent,
     reset: async () => { records.length = 0; userData.reset(); },
     stop: () => new Promise<void>((resolve) => {
       userData.close();

@@ -1,7 +1,8 @@
 // The `bridge:` step and `events:` of changes.yaml (src/catalogue/changes/bridges.ts): a bridge must be
 // one the code has, with one of its actions and a replacement that exists; a bridge feeding a stream
 // states the event shapes it maps; a stream change without a bridge is still refused; and lint's
-// coverage counts the listen-key operations as bridged.
+// coverage counts the listen-key operations (spot and margin) as bridged; a bridge subscribing with a
+// token declares a token that exists.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
@@ -36,8 +37,28 @@ test('the shipped catalogue: every listen-key operation is bridged, none uncover
   assert.equal(found, []);
   for (const op of ['POST /api/v3/userDataStream', 'PUT /api/v3/userDataStream', 'DELETE /api/v3/userDataStream', 'ws-api userDataStream.start',
     'ws-api userDataStream.ping', 'ws-api userDataStream.stop', 'stream <listenKey>']) assert.ok(coverage!.bridged.includes(op), op);
-  for (const op of ['POST /sapi/v1/userDataStream', 'DELETE /sapi/v1/userDataStream/isolated']) assert.ok(coverage!.unbridgeable.includes(op), op);
+  for (const path of ['/sapi/v1/userDataStream', '/sapi/v1/userDataStream/isolated']) {
+    for (const method of ['POST', 'PUT', 'DELETE']) assert.ok(coverage!.bridged.includes(`${method} ${path}`), `${method} ${path}`);
+  }
   assert.equal(coverage!.uncovered, []);
+});
+
+test('a bridge subscribing with a token: its create must declare the token; the token\'s operation, fields and scope must be real', () => {
+  const token = "{ from: POST /sapi/v1/userListenToken, answer: { token: '<token>', expirationTime: '<expiresAt>' }, params: { listenToken: '<token>' } }";
+  const isolated = "scope: &isolated { isIsolated: true, symbol: '<symbol>' }";
+  const found = (list: string[], text: string) => assert.ok(list.some((m) => m.includes(text)), `${text}\n${list.join('\n')}`);
+  // Two copies of the catalogue (each load takes a second), each with several independent mistakes.
+  const broken = problems((t) => t.replace(`&mlt-token ${token}`, `&mlt-token ${token.replace('userListenToken', 'userListenTokens').replace("'<expiresAt>'", '0').replace('listenToken:', 'token:')}`)
+    .replace(isolated, isolated.replace('<symbol>', '<pair>'))
+    .replace('action: renew, via: ws-api userDataStream.subscribe.signature }', 'action: renew, via: ws-api userDataStream.subscribe.signature, scope: { symbol: x } }'));
+  found(broken, 'token from POST /sapi/v1/userListenTokens, which does not exist at 2026.01.21 nor after it');
+  found(broken, 'token.answer must show where "<expiresAt>" sits in the answer of POST /sapi/v1/userListenTokens');
+  found(broken, 'token.params: ws-api userDataStream.subscribe.listenToken has no parameter "token"');
+  found(broken, 'scope symbol: "<pair>" is not a parameter of POST /sapi/v1/userDataStream/isolated');
+  found(broken, 'bridge listenKeys subscribes with its key: it takes no token or scope');
+  const missing = problems((t) => t.replace(`, token: &mlt-token ${token}`, '').replace('token: *mlt-token', `token: ${token}`).replace(isolated, isolated.replace('isIsolated', 'isolated')));
+  found(missing, 'bridge marginListenKeys create subscribes with a token: the step must declare it');
+  found(missing, 'scope: POST /sapi/v1/userListenToken has no parameter "isolated"');
 });
 
 test('the subscription id field its events name must be a parameter of the method that closes', () => {

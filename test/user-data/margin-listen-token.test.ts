@@ -1,28 +1,26 @@
-// Margin user data today (issue 48 items 1 and 2): the listen token. ccxt 4.5.84 asks
-// POST /sapi/v1/userListenToken (API key, form body, no signature: the exchange documents it as
+// Margin user data today (issue 48 items 1, 2 and the margin half of 5): the listen token. ccxt 4.5.84
+// asks POST /sapi/v1/userListenToken (API key, form body, no signature: the exchange documents it as
 // USER_STREAM) and subscribes with userDataStream.subscribe.listenToken on the websocket API; both reach
 // the local stand-in through the gateway at the newest release, for a token with the user-data right
-// only. The margin listen keys they replace are served up to the exchange's retirement (margin change
+// only, and its margin watches (watchBalance, watchOrders) get the account's events. The margin listen keys they replace are served up to the exchange's retirement (margin change
 // log §2026-01-21, effective 2026-02-20) and answered 410 naming the listen-token flow from it on.
 import { createRequire } from 'node:module';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
-import { hashLine } from '../../src/gateway/client-auth/tokens.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { releaseIds, findService } from '../../src/catalogue/resolve.js';
 import { DEFAULT_CATALOGUE_DIR, loadCatalogue } from '../../src/catalogue/load.js';
-import { startUpstream, type Upstream } from '../support/processes.js';
+import { ROOT, startUpstream, type Upstream } from '../support/processes.js';
 import { nextMessage, open } from '../websocket/ws-upstream.js';
-import { dir, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { writeTokens } from './tokens-file.js';
 import { startTap, type Tap } from '../clients/tap.js';
 
 const require = createRequire(import.meta.url);
 type Exchange = Record<string, any>;
-const ccxt = require('ccxt') as { binance: new (config: Record<string, unknown>) => Exchange; version: string };
+const ccxt = require('ccxt') as { pro: { binance: new (config: Record<string, unknown>) => Exchange }; version: string };
 
 const test = suite('margin user data: the listen token at the newest release, margin listen keys retired at 2026.01.21');
 
@@ -31,13 +29,10 @@ const TOKENS = {
   bot: 'gwt_mbot-5c1e8a7b9d3f2e4a6b8c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f',
   narrow: 'gwt_mnarrow-0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a',
 };
-const ENTRIES: [keyof typeof TOKENS, string[], string[]][] = [
-  ['bot', ['user-data'], ['GET /api/v3/*', "'* /sapi/v1/userDataStream'", "'* /sapi/v1/userDataStream/isolated'", "ws: '*'"]],
-  ['narrow', [], ["'* /sapi/**'", "ws: 'userDataStream.*'"]],
-];
-const tokensFile = join(dir, 'margin-listen-token-tokens.yaml');
-writeFileSync(tokensFile, `tokens:\n${ENTRIES.map(([name, rights, allow]) => [`  - name: ${name}`, `    hash: ${hashLine(TOKENS[name])}`,
-  ...(rights.length ? [`    rights: [${rights.join(', ')}]`] : []), '    allow:', ...allow.map((a) => `      - ${a}`)].join('\n')).join('\n')}\n`);
+const tokensFile = writeTokens('margin-listen-token-tokens.yaml', [
+  { name: 'bot', token: TOKENS.bot, rights: ['user-data'], allow: ['GET /api/v3/*', 'GET /sapi/**', "'* /sapi/v1/userDataStream'", "'* /sapi/v1/userDataStream/isolated'", "ws: '*'"] },
+  { name: 'narrow', token: TOKENS.narrow, allow: ["'* /sapi/**'", "ws: 'userDataStream.*'"] },
+]);
 
 const releases = releaseIds(findService(loadCatalogue(DEFAULT_CATALOGUE_DIR).catalogue, 'exchange'));
 const NEWEST = releases[releases.length - 1];
@@ -48,16 +43,22 @@ let gw: RunningGateway;
 let tap: Tap;
 const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 const wsBase = () => gw.url.replace(/^http/, 'ws');
-/** ccxt as its users make it, its api.binance.com URLs sent to the tap in front of the gateway, with a gateway token. */
+/**
+ * ccxt as its users make it, its api.binance.com URLs sent to the tap in front of the gateway, with a
+ * gateway token; its websocket API at the gateway, the token as ?token= (ccxt sets no headers there).
+ */
 function client(token: string): Exchange {
-  const x = new ccxt.binance({ apiKey: HMAC_KEY, secret: HMAC_SECRET, headers: bearer(token) });
-  const api = x.urls.api as Record<string, string>;
-  for (const [k, v] of Object.entries(api)) if (v.startsWith('https://api.binance.com')) api[k] = v.replace('https://api.binance.com', tap.url);
+  const x = new ccxt.pro.binance({ apiKey: HMAC_KEY, secret: HMAC_SECRET, headers: bearer(token), options: { fetchMarkets: { types: ['spot'] } } });
+  const api = x.urls.api as Record<string, any>;
+  for (const [k, v] of Object.entries(api)) if (typeof v === 'string' && v.startsWith('https://api.binance.com')) api[k] = v.replace('https://api.binance.com', tap.url);
+  api.ws['ws-api'].spot = `${wsBase()}/ws-api/v3?token=${token}`;
+  // ccxt schedules its listen-token renewal a day ahead on a timer of its own: unref'd, so that the test's process may end.
+  x.delay = (ms: number, method: unknown, ...args: unknown[]) => void setTimeout(() => x.spawn(method, ...args), ms).unref();
   return x;
 }
 
 test.before(async () => {
-  up = await startUpstream(UPSTREAM_KEYS);
+  up = await startUpstream(UPSTREAM_KEYS, `${ROOT}test/clients/fixtures`); // realistic market answers for ccxt's loadMarkets
   const ws = up.url.replace(/^http/, 'ws');
   gw = await startGateway(readConfig(['--port', '0', '--release', 'all', '--tokens-file', tokensFile, '--upstream', `exchange=${up.url}`,
     '--upstream', `exchange.wsApi=${ws}`, '--upstream', `exchange.streams=${ws}`], {}), { logger: createLogger('silent') });
@@ -95,6 +96,49 @@ test('ws-api userDataStream.subscribe.listenToken reaches the upstream with the 
   await up.emit(EVENT);
   assert.equal(JSON.parse(String((await nextMessage(c.ws)).data)), { subscriptionId: answer.result.subscriptionId, event: EVENT });
   c.ws.close();
+});
+
+const sleep = (ms: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), ms));
+
+/**
+ * Send `event` to `account` until `watch` gives a value: ccxt registers what it waits for only once
+ * the subscribe answer is handled, and an event that comes before that is not kept for it. At most 15 s.
+ */
+async function deliver<T>(watch: Promise<T>, event: unknown, account: string): Promise<T> {
+  for (let i = 0; i < 75; i++) {
+    assert.is(await up.emit(event, account), 1, `one subscription of ${account}`);
+    const got = await Promise.race([watch.then((v) => ({ v })), sleep(200)]);
+    if (got) return got.v;
+  }
+  throw new Error(`ccxt's watch got nothing from the events sent to ${account} in 15 s`);
+}
+
+test(`ccxt ${ccxt.version} margin watches through the gateway: watchBalance (cross) and watchOrders (isolated) get the account's events`, async () => {
+  const cross = client(TOKENS.bot);
+  const isolated = client(TOKENS.bot); // ccxt keeps one margin listen token per instance
+  try {
+    for (const x of [cross, isolated]) await x.loadHttpProxyAgent(); // ccxt's own step for a ws:// URL (plain text on loopback)
+    const balance = cross.watchBalance({ type: 'margin' }) as Promise<Record<string, any>>;
+    const orders = isolated.watchOrders('BNB/USDT', undefined, undefined, { type: 'margin', marginMode: 'isolated' }) as Promise<Record<string, any>[]>;
+    for (const p of [balance, orders]) p.catch(() => {}); // awaited below: a failure is reported there, not as an unhandled rejection
+    for (let i = 0; i < 750 && (await up.userData()).margin.length < 2; i++) await sleep(20); // loadMarkets first: seconds on a busy machine
+    assert.equal((await up.userData()).margin.map((m) => m.account).sort(), ['BNBUSDT', 'margin']);
+    const got = await deliver(balance, EVENT, 'margin');
+    assert.equal([got.BNB?.free, got.BNB?.used], [1, 0]);
+    const order = { e: 'executionReport', E: 1499405658658, s: 'BNBUSDT', c: 'c1', S: 'BUY', o: 'LIMIT', f: 'GTC', q: '1.00000000', p: '300.00000000', x: 'NEW', X: 'NEW', i: 42, l: '0', z: '0', L: '0', n: '0', N: null, T: 1499405658657, O: 1499405658657, Z: '0', Y: '0', Q: '0' };
+    const placed = await deliver(orders, order, 'BNBUSDT');
+    assert.equal(placed.map((o) => [o.id, o.symbol, o.side, o.status]), [['42', 'BNB/USDT', 'buy', 'open']]);
+    // Everything it asked of the REST API went through as it sent it: the two listen tokens (cross, then isolated with its symbol).
+    const tokens = (await up.records()).filter((r) => r.url === '/sapi/v1/userListenToken').map((r) => r.body);
+    assert.equal(tokens.sort(), ['', 'symbol=BNBUSDT&isIsolated=true']);
+  } finally {
+    // close() rejects the futures ccxt keeps for each subscription (nobody awaits them) with ExchangeClosedByUser: only that is let pass.
+    const closedByUser = (e: unknown) => { if ((e as Error)?.name !== 'ExchangeClosedByUser') throw e; };
+    process.on('unhandledRejection', closedByUser);
+    await Promise.race([Promise.all([cross.close(), isolated.close()]), sleep(5000)]);
+    await sleep(20);
+    process.off('unhandledRejection', closedByUser);
+  }
 });
 
 test('a token without the user-data right: 403 for the listen token and its subscription, nothing forwarded', async () => {

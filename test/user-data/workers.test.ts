@@ -139,4 +139,28 @@ test('a token removed from the tokens file loses its listen-key stream within 1 
   other.ws.close();
 });
 
+test('margin listen keys under --workers: made, renewed, streamed and closed through either worker, one account subscription (issue 48 item 3)', async () => {
+  const keys: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const made = await call('POST', '/sapi/v1/userDataStream', TOKENS.bot);
+    assert.is(made.status, 200, JSON.stringify(made.body));
+    keys.push(made.body.listenKey as string);
+  }
+  assert.is(new Set(keys).size, 4);
+  const renewed = await Promise.all(keys.map((k) => call('PUT', `/sapi/v1/userDataStream?listenKey=${k}`, TOKENS.bot)));
+  assert.equal(renewed.map((r) => r.status), Array(4).fill(200));
+  // A spot call does not know a margin key, whichever worker takes it.
+  assert.is((await call('PUT', `/api/v3/userDataStream?listenKey=${keys[0]}`, TOKENS.bot)).status, 400);
+  const clients = await Promise.all(keys.map((k) => open(streamUrl(k, TOKENS.bot))));
+  await until(async () => (await up.userData()).active === 1);
+  const got = Promise.all(clients.map((c) => nextMessage(c.ws)));
+  assert.is(await up.emit({ e: 'outboundAccountPosition', E: 1, u: 1, B: [{ a: 'BNB', f: '1', l: '0' }] }, 'margin'), 1, 'one margin subscription for four streams on two workers');
+  assert.equal((await got).map((f) => JSON.parse(f.data.toString()).e), Array(4).fill('outboundAccountPosition'));
+  const ends = clients.map((c) => closed(c.ws));
+  const shut = await Promise.all(keys.map((k) => call('DELETE', `/sapi/v1/userDataStream?listenKey=${k}`, TOKENS.bot)));
+  assert.equal(shut.map((r) => r.status), Array(4).fill(200));
+  assert.equal((await Promise.all(ends)).map((e) => e.code), Array(4).fill(1000));
+  await until(async () => (await up.userData()).active === 0);
+});
+
 test.run();

@@ -11,6 +11,8 @@ export interface Bridge {
   actions: Record<string, string>;
   /** Actions that feed a stream: their change must declare the event shapes (`events`). */
   feeds: readonly string[];
+  /** Actions whose step must declare the token its subscription is made with (`token`) and may name an account (`scope`). */
+  tokens?: readonly string[];
 }
 
 export const BRIDGES: Record<string, Bridge> = {
@@ -28,6 +30,23 @@ export const BRIDGES: Record<string, Bridge> = {
       feed: 'feeds the listen key\'s stream from the upstream subscription, each event unwrapped to the old shape; an expired key gets the old expiry event',
     },
     feeds: ['feed'],
+  },
+  /**
+   * Margin listen keys (retired on 2026-02-20 like the spot ones): keys minted as above, each bound
+   * to the client token and to the account its create call named (its `scope`: cross, or isolated
+   * with a symbol); a key's stream is fed (the listenKeys feed) from the subscription the gateway
+   * holds for that account, made with a token from the step's `token` operation and renewed with a
+   * new token before it expires.
+   */
+  marginListenKeys: {
+    summary: 'margin listen keys minted by the gateway, bound to the client token and to the account the create named; their streams fed from a token-authorised subscription per account that the gateway holds upstream and renews',
+    actions: {
+      create: 'obtains a token for the account (its scope) unless one is held, then mints a listen key bound to the client token and the account, valid for the stream\'s keepAlive.expiresAfter',
+      renew: 'extends the token\'s listen key of that account by keepAlive.expiresAfter; answers {}',
+      close: 'ends the token\'s listen key of that account, and the account\'s upstream subscription once no listen-key stream needs it; answers {}',
+    },
+    feeds: [],
+    tokens: ['create'],
   },
 };
 

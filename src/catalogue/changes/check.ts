@@ -12,7 +12,7 @@ import { bridgeNamed, placeholderPath, subscriptionIdField } from './bridges.js'
 import { bodyFields, jsonName, splitStep } from './body-steps.js';
 import { checkAnswerStep, checkJsonStep, movePathProblem, type At, type JsonContext } from './check-steps.js';
 import { transformNamed } from './transforms.js';
-import type { Change, RequestStep } from './types.js';
+import type { BridgeStep, Change, RequestStep } from './types.js';
 import { allOperations, operationKind } from './ws-operations.js';
 
 export interface Coverage {
@@ -164,6 +164,13 @@ function checkRequestStep(service: Service, c: Change, ep: Endpoint, step: Reque
       if (!via) at(s.at, `bridge ${s.name} goes via ${s.via}, which does not exist at ${c.release} nor after it`);
       const idField = s.action === 'close' ? bridgeSubscriptionIdField(service, s.name) : undefined;
       if (via && idField && !via.parameters.some((p) => p.name === idField)) at(s.at, `bridge ${s.name} closes via ${s.via}, which has no parameter "${idField}" (the subscription id its events name: "<subscriptionId>")`);
+      if (b.tokens?.includes(s.action) && !s.token) at(s.at, `bridge ${s.name} ${s.action} subscribes with a token: the step must declare it (token: { from, answer, params })`);
+      if ((s.token || s.scope) && !b.tokens) at(s.at, `bridge ${s.name} subscribes with its key: it takes no token or scope`);
+      if (s.token) checkToken(service, c, s, via, at);
+      for (const [k, v] of Object.entries(s.scope ?? {})) {
+        const from = typeof v === 'string' ? /^<(\w+)>$/.exec(v)?.[1] : undefined;
+        if (from && !names.has(from)) at(s.at, `scope ${k}: "<${from}>" is not a parameter of ${c.operation} at ${x.before}`);
+      }
       if (b.feeds.includes(s.action)) {
         if (!c.events) at(s.at, `bridge ${s.name} ${s.action} feeds a stream: the change must declare the event shapes it maps (events: { upstream, client })`);
         else for (const end of ['upstream', 'client'] as const) if (!placeholderPath(c.events[end], 'event')) at(c.events.at, `events.${end} must show where the event sits ("<event>")`);
@@ -177,6 +184,17 @@ function checkRequestStep(service: Service, c: Change, ep: Endpoint, step: Reque
       break;
     }
   }
+}
+
+/** A bridge step's token: its operation exists, its answer shows the token and its expiry, `via` takes the params carrying it, and `scope` names the operation's parameters. */
+function checkToken(service: Service, c: Change, s: BridgeStep, via: Endpoint | undefined, at: At): void {
+  const token = s.token!;
+  const from = moveTargetAt(service, token.from, c.index);
+  if (!from) at(s.at, `token from ${token.from}, which does not exist at ${c.release} nor after it`);
+  for (const p of ['token', 'expiresAt']) if (!placeholderPath(token.answer, p)) at(s.at, `token.answer must show where "<${p}>" sits in the answer of ${token.from}`);
+  if (!Object.values(token.params).includes('<token>')) at(s.at, `token.params must carry "<token>" to ${s.via}`);
+  for (const k of Object.keys(token.params)) if (via && !via.parameters.some((p) => p.name === k)) at(s.at, `token.params: ${s.via} has no parameter "${k}"`);
+  for (const k of Object.keys(s.scope ?? {})) if (from && !from.parameters.some((p) => p.name === k)) at(s.at, `scope: ${token.from} has no parameter "${k}"`);
 }
 
 /** Every unbridgeable entry names an operation (and parameter, values) that exists just before its release, once. */

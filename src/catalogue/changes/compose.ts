@@ -108,7 +108,7 @@ function apply(service: Service, w: Walk, change: Change, r: number, u: number):
   const b = change.request.find((x) => x.kind === 'bridge');
   if (b) {
     // Nothing is forwarded: the gateway answers the operation and holds `via` upstream.
-    w.bridge = { release, change: change.id, name: b.name, action: b.action, via: b.via, replacement: w.ep.replacement ?? b.via, events: change.events };
+    w.bridge = { release, change: change.id, name: b.name, action: b.action, via: b.via, replacement: w.ep.replacement ?? b.via, events: change.events, ...(b.token && { token: b.token }), ...(b.scope && { scope: b.scope }) };
     w.key = b.via;
     return;
   }

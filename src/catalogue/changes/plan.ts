@@ -2,7 +2,7 @@
 // and how its answer comes down, and what refuses it on the way. compose.ts builds one.
 import type { SecurityScheme } from '../model.js';
 import type { Segment } from './segment.js';
-import type { AnswerStep, EventShapes, JsonRequestStep } from './types.js';
+import type { AnswerStep, EventShapes, JsonRequestStep, Scalar, TokenSource } from './types.js';
 
 /**
  * A step on a JSON object as a plan runs it, with the release it carries the request through: the
@@ -32,6 +32,10 @@ export interface PlanBridge {
   /** What a client without the gateway's key is told to use instead (the operation's replacement, else via). */
   replacement: string;
   events?: EventShapes;
+  /** The subscription `via` makes is authorised by a token the gateway obtains (the bridge step's `token`). */
+  token?: TokenSource;
+  /** The account the operation addresses (the bridge step's `scope`: "<name>" filled from the request's parameters). */
+  scope?: Record<string, Scalar>;
 }
 
 export interface Plan {

@@ -51,7 +51,10 @@ function requestStep(s: Raw, at: RequestStep['at']): RequestStep {
   if (s.drop !== undefined) return { kind: 'drop', names: s.drop, at };
   if (s.list !== undefined) return { kind: 'list', names: s.list, at };
   if (s.integers !== undefined) return { kind: 'integers', names: s.integers, at };
-  if (s.bridge !== undefined) return { kind: 'bridge', name: s.bridge.name, action: s.bridge.action, via: s.bridge.via, at };
+  if (s.bridge !== undefined) {
+    const b = s.bridge;
+    return { kind: 'bridge', name: b.name, action: b.action, via: b.via, ...(b.token ? { token: { from: b.token.from, answer: b.token.answer, params: b.token.params } } : {}), ...(b.scope ? { scope: b.scope } : {}), at };
+  }
   return { kind: 'transform', name: s.transform, at };
 }
 

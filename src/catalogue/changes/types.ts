@@ -28,7 +28,20 @@ export type RequestStep =
   /** Fields (or each item of a list, `ids[]`) that must be integers: a numeric string is sent as the integer, any other string is refused. */
   | { kind: 'integers'; names: string[]; at: Where }
   | { kind: 'transform'; name: string; at: Where }
-  | { kind: 'bridge'; name: string; action: string; via: string; at: Where };
+  | { kind: 'bridge'; name: string; action: string; via: string; token?: TokenSource; scope?: Record<string, Scalar>; at: Where };
+
+export type BridgeStep = Extract<RequestStep, { kind: 'bridge' }>;
+
+/**
+ * A bridge step's `token`: the subscription `via` makes is authorised by a token the gateway obtains
+ * with its API key from the REST operation `from`. `answer` (a JSON template) shows where "<token>"
+ * and its expiry "<expiresAt>" (epoch ms) sit in that answer, `params` the params of `via` carrying "<token>".
+ */
+export interface TokenSource {
+  from: string;
+  answer: unknown;
+  params: Record<string, unknown>;
+}
 
 /** The steps that work on JSON: a REST body's fields (and a websocket-API frame's params). */
 export type JsonRequestStep = Extract<RequestStep, { kind: 'rename' | 'set' | 'default' | 'map' | 'drop' | 'list' | 'integers' }>;

@@ -33,7 +33,7 @@ export async function build(p: Program, ex: Exchange, name: string, body: unknow
 export async function answerBridged(p: Program, ex: Exchange, state: RequestState): Promise<void> {
   const b = state.bridged!;
   if (!p.userData) throw new GatewayError('gone', `${state.route.endpoint.endpoint.key} was removed in ${b.release}; the gateway holds no key to bridge it, so nothing is forwarded; use ${b.replacement}`);
-  const out = await p.userData.act(b.action, state.token?.name ?? '', state.params.listenKey);
+  const out = await p.userData.act(b.action, state.token?.name ?? '', state.params.listenKey, { bridge: b.name, scope: b.scope, params: state.params });
   if (ex.cancellation.gone || ex.res.headersSent) return;
   const text = JSON.stringify(out.body);
   ex.res.writeHead(out.status, { ...ex.own, 'content-type': 'application/json;charset=UTF-8', 'content-length': Buffer.byteLength(text) });

@@ -6,6 +6,8 @@
 // streams are fed from that subscription, each event put in the client's shape (the change's
 // `events`). Which old operation plays which part, which replacement is called and the event shapes
 // all come from the catalogue; nothing the client sends is forwarded. Made at start, redefined by a reload.
+// The marginListenKeys bridge's keys are each bound to a margin account and fed from that account's
+// token-made subscription (token-subscriptions.ts): a stream's events come from its keys' accounts.
 import type WebSocket from 'ws';
 import { fillTemplate, placeholderPath, subscriptionIdField } from '../../catalogue/changes/bridges.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
@@ -16,9 +18,10 @@ import type { Logger } from '../../log.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import type { Signer } from '../../upstream/signing/signers.js';
 import { signWsParams } from '../../upstream/signing/ws-api-params.js';
-import type { BridgeAnswer, KeyEnd, StoreDefinition, StoreListener, UserDataStore } from './store.js';
+import { MARGIN_LISTEN_KEYS, type BridgeAnswer, type BridgeCall, type KeyEnd, type StoreDefinition, type StoreListener, type UserDataStore } from './store.js';
+import { tokenParts } from './token-subscriptions.js';
 
-export type { BridgeAnswer } from './store.js';
+export type { BridgeAnswer, BridgeCall } from './store.js';
 
 /** The bridge's name in changes.yaml. */
 export const LISTEN_KEYS = 'listenKeys';
@@ -58,8 +61,12 @@ export interface UserDataOptions {
   wsApiUrl: string;
   settings: UserDataSettings;
   timeoutMs: number;
+  /** The REST upstream's base URL and the service's API-key header (where margin tokens are obtained). */
+  restBase?: string;
   /** Tests only: a listen key's lifetime (default: the stream's keepAlive.expiresAfter). */
   expiresAfterMs?: number;
+  /** Tests only: params sent with every token request (e.g. a short validity, to see renewals happen). */
+  tokenParams?: Readonly<Record<string, string>>;
 }
 
 interface Sink {
@@ -68,7 +75,8 @@ interface Sink {
   /** Counted out of its token's streams already (drop may run on a key's end and on the close). */
   dropped?: true;
   combined: boolean;
-  keys: Set<string>;
+  /** Its keys, each with its account ('' the gateway's own subscription). */
+  keys: Map<string, string>;
 }
 
 /** How a key's streams are closed when it ends (an expired key's stay open, as the exchange's did). */
@@ -82,19 +90,24 @@ export class UserDataBridge {
   private readonly store: UserDataStore;
   private readonly sinks = new Map<string, Set<Sink>>();
   private readonly all = new Set<Sink>();
+  /** Streams here fed by each account's subscription ('' the gateway's own): held while one is. */
+  private readonly fed = new Map<string, number>();
 
   constructor(private def: StoreDefinition, private maxBufferedBytes: number, private readonly logger: Logger, makeStore: (l: StoreListener) => UserDataStore) {
-    this.store = makeStore({ event: (e) => this.event(e), ended: (k, how) => this.ended(k, how), watching: () => this.sinks.keys() });
+    this.store = makeStore({ event: (e, account) => this.event(e, account), ended: (k, how) => this.ended(k, how), watching: () => this.sinks.keys() });
     this.store.define(def);
   }
 
-  /** An old call: `action` is the bridge's part (create, renew, close), `owner` the token's name. */
-  act(action: string, owner: string, listenKey: unknown): Promise<BridgeAnswer> {
-    return this.store.act(action, owner, typeof listenKey === 'string' ? listenKey : '');
+  /**
+   * An old call: `action` is the bridge's part (create, renew, close), `owner` the token's name; `call`
+   * the step's bridge and the request's parameters (a marginListenKeys call: the account it names).
+   */
+  act(action: string, owner: string, listenKey: unknown, call?: BridgeCall): Promise<BridgeAnswer> {
+    return this.store.act(action, owner, typeof listenKey === 'string' ? listenKey : '', call);
   }
 
-  /** Admit a listen-key stream: every name is a key `owner` holds and its bound of streams is not reached (else a GatewayError). */
-  admit(owner: string, names: readonly string[]): Promise<void> {
+  /** Admit a listen-key stream: every name is a key `owner` holds and its bound of streams is not reached (else a GatewayError); each key's account. */
+  admit(owner: string, names: readonly string[]): Promise<string[]> {
     return this.store.open(owner, names);
   }
 
@@ -103,15 +116,16 @@ export class UserDataBridge {
     this.store.shut(owner);
   }
 
-  /** Feed an admitted client with the events of its listen keys until it or they end. */
-  feed(client: WebSocket, keys: readonly string[], combined: boolean, owner: string): void {
-    const sink: Sink = { client, owner, combined, keys: new Set(keys) };
-    for (const k of sink.keys) {
+  /** Feed an admitted client with the events of its listen keys (`accounts`: admit()'s answer) until it or they end. */
+  feed(client: WebSocket, keys: readonly string[], accounts: readonly string[], combined: boolean, owner: string): void {
+    const sink: Sink = { client, owner, combined, keys: new Map(keys.map((k, i) => [k, accounts[i] ?? ''])) };
+    for (const k of sink.keys.keys()) {
       let set = this.sinks.get(k);
       if (!set) this.sinks.set(k, (set = new Set()));
       set.add(sink);
     }
-    if (this.all.add(sink).size === 1) this.store.hold();
+    this.all.add(sink);
+    for (const a of new Set(sink.keys.values())) this.take(a);
     client.on('ping', (d) => client.pong(d));
     client.on('error', () => {});
     client.once('close', () => this.drop(sink));
@@ -141,12 +155,14 @@ export class UserDataBridge {
     this.store.close();
   }
 
-  private event(event: Record<string, unknown>): void {
+  private event(event: Record<string, unknown>, account: string): void {
     const limit = this.maxBufferedBytes;
     let bare: unknown;
     for (const s of this.all) {
       const { client } = s;
       if (client.readyState !== client.OPEN) continue;
+      const keys = [...s.keys].filter(([, a]) => a === account).map(([k]) => k);
+      if (!keys.length) continue;
       // A client that stopped reading is closed like on every other websocket: nothing piles up for it.
       if (client.bufferedAmount > limit) {
         this.logger.warn(`user data: a listen-key stream's client is too slow (more than ${limit} bytes waiting), closed with 1008`);
@@ -154,7 +170,7 @@ export class UserDataBridge {
         continue;
       }
       bare ??= fillTemplate(this.def.events.client, { event });
-      for (const k of s.keys) client.send(JSON.stringify(s.combined ? { stream: k, data: bare } : bare));
+      for (const k of keys) client.send(JSON.stringify(s.combined ? { stream: k, data: bare } : bare));
     }
   }
 
@@ -168,13 +184,30 @@ export class UserDataBridge {
       for (const s of set) if (s.client.readyState === s.client.OPEN) s.client.send(JSON.stringify(s.combined ? { stream: key, data: event } : event));
     }
     for (const s of [...set]) {
+      const account = s.keys.get(key);
       s.keys.delete(key);
+      if (account !== undefined && ![...s.keys.values()].includes(account)) this.give(account); // no key of that account left on this stream
       if (s.keys.size) continue;
       const close = CLOSES[how];
       if (close) this.closeSink(s, ...close);
       else this.drop(s);
     }
     this.sinks.delete(key);
+  }
+
+  /** One more stream here fed by `account`'s subscription: the first holds it. */
+  private take(account: string): void {
+    const n = this.fed.get(account) ?? 0;
+    this.fed.set(account, n + 1);
+    if (n === 0) this.store.hold(account);
+  }
+
+  /** One stream fewer fed by `account`'s subscription: the last releases it. */
+  private give(account: string): void {
+    const n = (this.fed.get(account) ?? 1) - 1;
+    if (n > 0) return void this.fed.set(account, n);
+    this.fed.delete(account);
+    this.store.release(account);
   }
 
   private closeSink(s: Sink, code: number, reason: string): void {
@@ -186,8 +219,9 @@ export class UserDataBridge {
     if (sink.dropped) return;
     sink.dropped = true;
     this.store.shut(sink.owner);
-    if (this.all.delete(sink) && this.all.size === 0) this.store.release();
-    for (const k of sink.keys) {
+    this.all.delete(sink);
+    for (const a of new Set(sink.keys.values())) this.give(a);
+    for (const k of sink.keys.keys()) {
       const set = this.sinks.get(k);
       set?.delete(sink);
       if (set && !set.size) this.sinks.delete(k);
@@ -222,5 +256,12 @@ export function bridgeDefinition(o: UserDataOptions): StoreDefinition | undefine
       expiresAfterMs: o.expiresAfterMs ?? durationSeconds(template.keepAlive.expiresAfter) * 1000,
     },
     timeoutMs: o.timeoutMs,
+    ...marginOf(o, u),
   };
+}
+
+/** The marginListenKeys parts of a definition, when the catalogue declares the bridge with its token. */
+function marginOf(o: UserDataOptions, u: number): Pick<StoreDefinition, 'margin'> {
+  const parts = tokenParts(o.service, u, MARGIN_LISTEN_KEYS);
+  return parts ? { margin: { ...parts, restBase: o.restBase, apiKeyHeader: o.service.apiKeyHeader, ...(o.tokenParams && { tokenParams: o.tokenParams }) } } : {};
 }

@@ -4,9 +4,11 @@
 // creation or last renewal; then it expires (onExpired: the old expiry event) and is forgotten.
 // Bounded: at most `perToken` keys per token (past it, creating again answers the token's newest key,
 // renewed: the exchange answered a second POST with the account's active key) and `total` in all
-// (past it, refused). A listen key is a credential: it is never logged.
+// (past it, refused). A key made for an account (a margin key: its scope) is that account's: the
+// newest key answered again is the newest of the same account. A listen key is a credential: it is never logged.
 import { randomInt } from 'node:crypto';
 import { GatewayError } from '../errors.js';
+import type { AccountScope } from './token-subscriptions.js';
 
 export interface ListenKeyLimits {
   /** Keys one token may hold at once (1–100). */
@@ -21,6 +23,8 @@ export interface HeldKey {
   readonly key: string;
   /** The token's name ('' when the gateway has no tokens file: every client is one owner). */
   readonly owner: string;
+  /** The account it was made for (a margin key), fed from that account's subscription; none: the gateway's own subscription. */
+  readonly scope?: AccountScope;
   expiresAt: number;
   timer: NodeJS.Timeout;
 }
@@ -47,20 +51,34 @@ export class ListenKeys {
     return this.byKey.size;
   }
 
-  /** A new key for `owner`, or (at its bound) its newest one renewed; refused at the gateway's total. */
-  create(owner: string): HeldKey {
+  /**
+   * Whether `owner` may have a key of account `scope` now: at its bound, its newest key of that
+   * account (to answer again); under it, undefined (a new one); refused (thrown) otherwise.
+   */
+  admit(owner: string, scope?: AccountScope): HeldKey | undefined {
     const mine = this.byOwner.get(owner) ?? [];
     if (mine.length >= this.limits.perToken) {
-      const newest = mine[mine.length - 1];
-      this.extend(newest);
+      const newest = [...mine].reverse().find((h) => h.scope?.id === scope?.id);
+      if (!newest) throw new GatewayError('tooManyRequests', `Client token "${owner}" holds ${mine.length} listen keys, the most it may (GATEWAY_USER_DATA_KEYS_PER_TOKEN), none of them for this account: close one first.`);
       return newest;
     }
     if (this.byKey.size >= this.limits.total) {
       throw new GatewayError('overloaded', `The gateway holds its bound of ${this.limits.total} listen keys (GATEWAY_USER_DATA_KEYS); close unused ones or retry later.`, { 'retry-after': '60' });
     }
+    return undefined;
+  }
+
+  /** A new key for `owner` (of account `scope`), or (at its bound) its newest one of that account renewed; refused at the gateway's total. */
+  create(owner: string, scope?: AccountScope): HeldKey {
+    const again = this.admit(owner, scope);
+    if (again) {
+      this.extend(again);
+      return again;
+    }
+    const mine = this.byOwner.get(owner) ?? [];
     let key = listenKeyMint();
     while (this.byKey.has(key)) key = listenKeyMint();
-    const held: HeldKey = { key, owner, expiresAt: 0, timer: undefined as unknown as NodeJS.Timeout };
+    const held: HeldKey = { key, owner, ...(scope && { scope }), expiresAt: 0, timer: undefined as unknown as NodeJS.Timeout };
     this.byKey.set(key, held);
     mine.push(held);
     this.byOwner.set(owner, mine);
@@ -94,6 +112,12 @@ export class ListenKeys {
   /** New bounds (a reload): keys held stay until they end; a new lifetime applies from their next renewal. */
   relimit(limits: ListenKeyLimits): void {
     this.limits = limits;
+  }
+
+  /** Whether any key of the account is held. */
+  holdsAccount(scopeId: string): boolean {
+    for (const h of this.byKey.values()) if (h.scope?.id === scopeId) return true;
+    return false;
   }
 
   /** Forget every key (the gateway is closing). */

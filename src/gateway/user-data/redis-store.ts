@@ -12,7 +12,7 @@ import { redisOptions } from '../../redis-options.js';
 import { shown } from '../../setting-values.js';
 import { GatewayError } from '../errors.js';
 import { listenKeyMint } from './listen-keys.js';
-import { StreamCounts, upstreamOf, type BridgeAnswer, type KeyEnd, type StoreDefinition, type StoreListener, type StoreParts, type UserDataStore } from './store.js';
+import { MARGIN_LISTEN_KEYS, StreamCounts, upstreamOf, type BridgeAnswer, type BridgeCall, type KeyEnd, type StoreDefinition, type StoreListener, type StoreParts, type UserDataStore } from './store.js';
 import type { UpstreamSubscription } from './upstream-subscription.js';
 
 const PREFIX = 'catalogue-gateway:user-data:';
@@ -114,8 +114,10 @@ export class RedisStore implements UserDataStore {
     this.poll.unref();
   }
 
-  async act(action: string, owner: string, key: string): Promise<BridgeAnswer> {
+  async act(action: string, owner: string, key: string, call?: BridgeCall): Promise<BridgeAnswer> {
     const { limits } = this.def;
+    // Margin keys need their account kept with them and a token subscription per account: not across a fleet yet.
+    if (call?.bridge === MARGIN_LISTEN_KEYS) throw new GatewayError('gone', `${action === 'create' ? 'A margin listen key' : 'This margin listen key'} is not bridged by a gateway in a fleet (--fleet): use the margin listen-token subscription (the listen token operation, then its websocket-API subscription).`);
     if (action === 'create') {
       const made = await this.call(() => this.client.udCreate(OWNER + owner, ALL, KEY, listenKeyMint(), Date.now(), limits.expiresAfterMs, limits.keysPerToken, limits.keys, owner));
       if (made === null) throw new GatewayError('overloaded', `The gateway holds its bound of ${limits.keys} listen keys (GATEWAY_USER_DATA_KEYS); close unused ones or retry later.`, { 'retry-after': '60' });
@@ -129,14 +131,15 @@ export class RedisStore implements UserDataStore {
     return { status: 200, body: {} };
   }
 
-  async open(owner: string, keys: readonly string[]): Promise<void> {
+  async open(owner: string, keys: readonly string[]): Promise<string[]> {
     const owners = keys.length ? await this.call(() => this.client.mget(keys.map((k) => KEY + k))) : [];
     if (!owners.length || owners.some((o) => o !== owner)) throw new GatewayError('invalid', 'This listenKey does not exist.');
     this.streams.open(owner);
+    return keys.map(() => '');
   }
 
   shut(owner: string): void { this.streams.shut(owner); }
-  hold(): void { this.holding ??= this.upstream.hold((e) => this.listener.event(e)); }
+  hold(): void { this.holding ??= this.upstream.hold((e) => this.listener.event(e, '')); }
 
   release(): void {
     this.holding?.();

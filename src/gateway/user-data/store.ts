@@ -1,14 +1,27 @@
-// What the listen-key bridge keeps that must be one for the whole gateway: the listen keys (ListenKeys),
-// the listen-key streams open per token, and the one upstream subscription. A process on its own keeps
+// What the listen-key bridges keep that must be one for the whole gateway: the listen keys (ListenKeys),
+// the listen-key streams open per token, the one upstream subscription of the gateway's own key, and
+// (marginListenKeys) one subscription per margin account, made with a token (token-subscriptions.ts). A process on its own keeps
 // them here (LocalStore); under --workers the primary keeps one LocalStore and every worker reaches it
 // over the cluster channel (src/cluster-user-data.ts), so a key made through one worker renews, closes
 // and streams through any other, and the account has one subscription whatever the worker count. The
 // bridge (bridge.ts) keeps only its own clients and feeds them from the store's events.
-import type { EventShapes } from '../../catalogue/changes/types.js';
+import type { EventShapes, Scalar } from '../../catalogue/changes/types.js';
 import type { Logger } from '../../log.js';
+import type { Secret } from '../../upstream/signing/secret.js';
 import { GatewayError } from '../errors.js';
 import { ListenKeys, type HeldKey } from './listen-keys.js';
+import { sameAccount, scopeOf, tokenSubscriptions, type TokenParts, type TokenSubscriptions } from './token-subscriptions.js';
 import { UpstreamSubscription } from './upstream-subscription.js';
+
+/** The name of the bridge whose keys are made per margin account (changes.yaml). */
+export const MARGIN_LISTEN_KEYS = 'marginListenKeys';
+
+/** An old call as the bridge step naming it has it: which bridge, the account its `scope` names, the request's parameters. */
+export interface BridgeCall {
+  bridge: string;
+  scope?: Readonly<Record<string, Scalar>>;
+  params: Readonly<Record<string, unknown>>;
+}
 
 /** What an old call is answered: its status and JSON body. */
 export interface BridgeAnswer {
@@ -21,8 +34,8 @@ export type KeyEnd = 'expired' | 'closed' | 'revoked';
 
 /** What the store tells the process that feeds clients. */
 export interface StoreListener {
-  /** An upstream event (only while this process holds the subscription). */
-  event(event: Record<string, unknown>): void;
+  /** An upstream event (only while this process holds the subscription); `account`: a margin account's ('' the gateway's own). */
+  event(event: Record<string, unknown>, account: string): void;
   /** A key ended: its streams get no more events. */
   ended(key: string, how: KeyEnd): void;
   /** The keys this process's clients stream now (a store that must look for keys ended elsewhere asks). */
@@ -41,21 +54,23 @@ export interface StoreDefinition {
   events: EventShapes;
   eventPath: readonly string[];
   idField?: string;
+  /** marginListenKeys: its methods and token, and where tokens are obtained (the REST base, the API-key header). */
+  margin?: TokenParts & { restBase?: string; apiKeyHeader?: string; tokenParams?: Readonly<Record<string, string>> };
   limits: { keysPerToken: number; keys: number; streamsPerToken: number; expiresAfterMs: number; lingerMs: number };
   timeoutMs: number;
 }
 
 /** The store as the bridge uses it: answers are promises, as they cross a process boundary under --workers. */
 export interface UserDataStore {
-  /** An old call: create, renew or close `key` for `owner`. */
-  act(action: string, owner: string, key: string): Promise<BridgeAnswer>;
-  /** Admit a stream of `owner` over `keys`: counted against its bound; a refusal is a GatewayError. */
-  open(owner: string, keys: readonly string[]): Promise<void>;
+  /** An old call: create, renew or close `key` for `owner`; `call`: its bridge step and parameters (a margin account). */
+  act(action: string, owner: string, key: string, call?: BridgeCall): Promise<BridgeAnswer>;
+  /** Admit a stream of `owner` over `keys`: counted against its bound; each key's account ('' the gateway's own); a refusal is a GatewayError. */
+  open(owner: string, keys: readonly string[]): Promise<string[]>;
   /** A stream admitted by open() has ended. */
   shut(owner: string): void;
-  /** Receive upstream events (the subscription is held) until release(). */
-  hold(): void;
-  release(): void;
+  /** Receive the events of `account`'s subscription ('' the gateway's own; it is held) until release(). */
+  hold(account: string): void;
+  release(account: string): void;
   /** Forget every key of these owners (tokens a reload removed or narrowed); their streams end ('revoked'). */
   revoke(owners: readonly string[]): void;
   /** The definition changed (a reload): a store whose subscription differs is rebuilt; keys are kept. */
@@ -67,6 +82,8 @@ export interface UserDataStore {
 export interface StoreParts {
   /** The subscribe request's params, signed by the gateway (fresh timestamp each call). */
   signedParams(): Record<string, unknown>;
+  /** The gateway's API key (a margin account's token is asked with it). */
+  apiKey: Secret;
   /** Charge one upstream call to the exchange's limits: a refusal message, or undefined. */
   charge?(method: string, params: Readonly<Record<string, unknown>>): string | undefined;
   logger: Logger;
@@ -99,7 +116,7 @@ export class StreamCounts {
 /** The upstream subscription a definition describes. */
 export function upstreamOf(d: StoreDefinition, parts: StoreParts): UpstreamSubscription {
   return new UpstreamSubscription({
-    url: d.url, subscribe: d.subscribe, unsubscribe: d.unsubscribe, signedParams: parts.signedParams,
+    url: d.url, subscribe: d.subscribe, unsubscribe: d.unsubscribe, subscribeParams: () => ({ params: parts.signedParams() }),
     eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: parts.charge,
     lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: parts.logger,
   });
@@ -108,58 +125,74 @@ export function upstreamOf(d: StoreDefinition, parts: StoreParts): UpstreamSubsc
 export class LocalStore {
   private keys: ListenKeys;
   private upstream: UpstreamSubscription;
+  /** The margin accounts, each with its token-made subscription (when the catalogue declares marginListenKeys). */
+  private accounts: TokenSubscriptions | undefined;
   private readonly streams = new StreamCounts(() => this.def.limits.streamsPerToken);
   private readonly listeners = new Set<StoreListener>();
-  private readonly holds = new Map<StoreListener, () => void>();
+  /** Per listener, the release of each subscription it holds, by account ('' the gateway's own). */
+  private readonly holds = new Map<StoreListener, Map<string, () => void>>();
 
   constructor(private def: StoreDefinition, private readonly parts: StoreParts) {
     this.keys = this.newKeys();
     this.upstream = upstreamOf(def, parts);
+    this.accounts = this.newAccounts();
   }
 
   /** Listen keys and upstream subscriptions held now, and upstream calls made. */
   stats(): { listenKeys: number; upstreamSubscriptions: number; upstreamCalls: number } {
-    return { listenKeys: this.keys.size, upstreamSubscriptions: this.upstream.active, upstreamCalls: this.upstream.calls };
+    return { listenKeys: this.keys.size, upstreamSubscriptions: this.upstream.active + (this.accounts?.active ?? 0), upstreamCalls: this.upstream.calls + (this.accounts?.calls ?? 0) };
   }
 
   listen(l: StoreListener): () => void {
     this.listeners.add(l);
     return () => {
       this.listeners.delete(l);
-      this.release(l);
+      for (const account of [...(this.holds.get(l)?.keys() ?? [])]) this.release(l, account);
+      this.holds.delete(l);
     };
   }
 
-  act(action: string, owner: string, key: string): BridgeAnswer {
-    if (action === 'create') return { status: 200, body: { listenKey: this.keys.create(owner).key } };
-    const held = action === 'renew' ? this.keys.renew(owner, key) : action === 'close' ? this.keys.close(owner, key) : undefined;
+  act(action: string, owner: string, key: string, call?: BridgeCall): BridgeAnswer | Promise<BridgeAnswer> {
+    const margin = call?.bridge === MARGIN_LISTEN_KEYS ? call : undefined;
+    if (action === 'create') return margin ? this.createFor(owner, margin) : { status: 200, body: { listenKey: this.keys.create(owner).key } };
+    // A key answers only to calls of its own account: a margin key is unknown to the spot calls, an isolated one to the cross ones.
+    const mine = this.keys.get(owner, key);
+    const held = !mine || !sameAccount(mine.scope, margin && (margin.scope ?? {}), call?.params ?? {}) ? undefined
+      : action === 'renew' ? this.keys.renew(owner, key) : action === 'close' ? this.keys.close(owner, key) : undefined;
     if (!held) throw new GatewayError('invalid', 'This listenKey does not exist.');
-    if (action === 'close') this.tell(key, 'closed');
+    if (action === 'close') this.ended(held, 'closed');
     return { status: 200, body: {} };
   }
 
-  open(owner: string, keys: readonly string[]): void {
-    if (!keys.length || !keys.every((k) => this.keys.get(owner, k) !== undefined)) throw new GatewayError('invalid', 'This listenKey does not exist.');
+  open(owner: string, keys: readonly string[]): string[] {
+    const held = keys.map((k) => this.keys.get(owner, k));
+    if (!held.length || held.some((h) => h === undefined)) throw new GatewayError('invalid', 'This listenKey does not exist.');
     this.streams.open(owner);
+    return held.map((h) => h!.scope?.id ?? '');
   }
 
   shut(owner: string): void {
     this.streams.shut(owner);
   }
 
-  hold(l: StoreListener): void {
-    if (!this.holds.has(l)) this.holds.set(l, this.upstream.hold((e) => l.event(e)));
+  hold(l: StoreListener, account: string): void {
+    let mine = this.holds.get(l);
+    if (!mine) this.holds.set(l, (mine = new Map()));
+    if (mine.has(account)) return;
+    const sub = account === '' ? this.upstream : this.accounts?.known(account) ? this.accounts.subscription(account) : undefined;
+    if (sub) mine.set(account, sub.hold((e) => l.event(e, account)));
   }
 
-  release(l: StoreListener): void {
-    this.holds.get(l)?.();
-    this.holds.delete(l);
+  release(l: StoreListener, account: string): void {
+    const mine = this.holds.get(l);
+    mine?.get(account)?.();
+    mine?.delete(account);
   }
 
   revoke(owners: readonly string[]): void {
     for (const owner of owners) for (const held of this.keys.ownedBy(owner)) {
       this.keys.close(owner, held.key);
-      this.tell(held.key, 'revoked');
+      this.ended(held, 'revoked');
     }
   }
 
@@ -169,12 +202,14 @@ export class LocalStore {
     const { limits: now, ...nowRest } = def;
     this.def = def;
     if (!same(wasRest, nowRest) || was.lingerMs !== now.lingerMs) {
-      // Another subscription (method, URL, shapes): the old one ends, whoever holds it holds the new one.
-      const holders = [...this.holds.keys()];
-      for (const l of holders) this.release(l);
+      // Another subscription (method, URL, shapes): the old ones end, whoever held them holds the new ones.
+      const held = [...this.holds].map(([l, m]) => [l, [...m.keys()]] as const);
+      for (const [l, accounts] of held) for (const a of accounts) this.release(l, a);
       this.upstream.close();
       this.upstream = upstreamOf(def, this.parts);
-      for (const l of holders) this.hold(l);
+      this.accounts?.close(); // their keys are kept; a new create for the account asks a token again
+      this.accounts = this.newAccounts();
+      for (const [l, accounts] of held) for (const a of accounts) this.hold(l, a);
     }
     if (!same(was, now)) this.keys.relimit({ perToken: now.keysPerToken, total: now.keys, expiresAfterMs: now.expiresAfterMs });
   }
@@ -182,16 +217,44 @@ export class LocalStore {
   close(): void {
     this.keys.clear();
     this.upstream.close();
+    this.accounts?.close();
     this.holds.clear();
   }
 
-  private tell(key: string, how: KeyEnd): void {
-    for (const l of this.listeners) l.ended(key, how);
+  /** A margin key: the account must be known (a token obtained for it) before a key is minted for it. */
+  private async createFor(owner: string, call: BridgeCall): Promise<BridgeAnswer> {
+    const accounts = this.accounts;
+    if (!accounts) throw new GatewayError('gone', 'This gateway does not bridge margin listen keys (it needs the REST upstream and the catalogue\'s token operation).');
+    const { scope, missing } = scopeOf(call.scope, call.params);
+    if (missing.length) throw new GatewayError('missing', `Mandatory parameter '${missing[0]}' was not sent, was empty/null, or malformed (it names the account the listen key is for).`);
+    this.keys.admit(owner, scope); // a refusal costs the upstream nothing
+    const refused = await accounts.ensure(scope);
+    if (refused) return refused; // the exchange's word on the account, as the old call got it
+    try {
+      return { status: 200, body: { listenKey: this.keys.create(owner, scope).key } };
+    } finally {
+      if (!this.keys.holdsAccount(scope.id)) accounts.forget(scope.id); // the bound was reached meanwhile
+    }
+  }
+
+  /** A key ended: its streams are told, and a margin account's subscription and token go with its last key. */
+  private ended(held: HeldKey, how: KeyEnd): void {
+    for (const l of this.listeners) l.ended(held.key, how);
+    if (held.scope && !this.keys.holdsAccount(held.scope.id)) this.accounts?.forget(held.scope.id);
   }
 
   private newKeys(): ListenKeys {
     const l = this.def.limits;
-    return new ListenKeys({ perToken: l.keysPerToken, total: l.keys, expiresAfterMs: l.expiresAfterMs }, (held: HeldKey) => this.tell(held.key, 'expired'));
+    return new ListenKeys({ perToken: l.keysPerToken, total: l.keys, expiresAfterMs: l.expiresAfterMs }, (held: HeldKey) => this.ended(held, 'expired'));
+  }
+
+  private newAccounts(): TokenSubscriptions | undefined {
+    const m = this.def.margin;
+    const d = this.def;
+    return m && tokenSubscriptions(m, { restBase: m.restBase, apiKeyHeader: m.apiKeyHeader, apiKey: this.parts.apiKey, extraParams: m.tokenParams }, {
+      url: d.url, eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: this.parts.charge,
+      lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: this.parts.logger,
+    });
   }
 }
 
@@ -203,26 +266,17 @@ export class InProcessStore implements UserDataStore {
     this.detach = local.listen(listener);
   }
 
-  act(action: string, owner: string, key: string): Promise<BridgeAnswer> {
-    try {
-      return Promise.resolve(this.local.act(action, owner, key));
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  act(action: string, owner: string, key: string, call?: BridgeCall): Promise<BridgeAnswer> {
+    return Promise.resolve().then(() => this.local.act(action, owner, key, call));
   }
 
-  open(owner: string, keys: readonly string[]): Promise<void> {
-    try {
-      this.local.open(owner, keys);
-      return Promise.resolve();
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  open(owner: string, keys: readonly string[]): Promise<string[]> {
+    return Promise.resolve().then(() => this.local.open(owner, keys));
   }
 
   shut(owner: string): void { this.local.shut(owner); }
-  hold(): void { this.local.hold(this.listener); }
-  release(): void { this.local.release(this.listener); }
+  hold(account: string): void { this.local.hold(this.listener, account); }
+  release(account: string): void { this.local.release(this.listener, account); }
   revoke(owners: readonly string[]): void { this.local.revoke(owners); }
   define(def: StoreDefinition): void { this.local.define(def); }
 

@@ -6,7 +6,10 @@
 // `lingerMs` after the last release it unsubscribes and closes, so a client connecting and dropping
 // in a loop costs the upstream nothing more. Subscribing is tried at most once per `minIntervalMs`,
 // whatever clients do, and each call is charged to the exchange's limits first (when limits are on).
+// A subscription whose params carry an expiry (one made with a listen token, the marginListenKeys
+// bridge) is renewed on the same connection before then (subscription-renewal.ts).
 import { Backoff } from './backoff.js';
+import { Renewal, type SubscribeParams } from './subscription-renewal.js';
 import { createRequire } from 'node:module';
 import type WebSocket from 'ws';
 import type { Logger } from '../../log.js';
@@ -23,8 +26,11 @@ export interface SubscriptionOptions {
   /** Method names: the bridge's `via` of its create (subscribe) and close (unsubscribe) actions. */
   subscribe: string;
   unsubscribe: string;
-  /** The subscribe request's params, signed by the gateway (fresh timestamp each call). */
-  signedParams(): Record<string, unknown>;
+  /**
+   * The subscribe request's params (signed by the gateway, a fresh timestamp each call; or carrying a
+   * token), and when what they authorise expires; `renew`: asked to extend the subscription before then.
+   */
+  subscribeParams(renew: boolean): SubscribeParams | Promise<SubscribeParams>;
   /** Where the event sits in an upstream frame (the keys of changes.yaml events.upstream leading to "<event>"). */
   eventPath: readonly string[];
   /**
@@ -44,6 +50,8 @@ export interface SubscriptionOptions {
 }
 
 export type EventListener = (event: Record<string, unknown>) => void;
+
+export type { SubscribeParams };
 
 /** The longest wait between two subscribe tries after a run of failures. */
 const MAX_RETRY_MS = 5 * 60 * 1000;
@@ -65,6 +73,11 @@ export class UpstreamSubscription {
   /** The upstream's own retryAfter (epoch ms) from its last refusal, honoured by the next try. */
   private retryAfter = 0;
   private answerTimer: NodeJS.Timeout | undefined;
+  /** Params are being made (a token obtained) for a connection about to open. */
+  private starting = false;
+  /** When the subscription ends unless renewed, and its renewal once subscribed. */
+  private expiresAt: number | undefined;
+  private renewal: Renewal | undefined;
   /** Upstream frames dropped for their size (the first is warned of). */
   oversized = 0;
   /** Upstream subscriptions held now (0 or 1) and calls made (for stats and tests). */
@@ -80,7 +93,7 @@ export class UpstreamSubscription {
     this.listeners.add(listener);
     clearTimeout(this.linger);
     this.linger = undefined;
-    if (!this.ws) this.connect();
+    if (!this.ws && !this.starting) this.connect();
     let done = false;
     return () => {
       if (done) return;
@@ -104,11 +117,24 @@ export class UpstreamSubscription {
   private connect(): void {
     const wait = this.lastAttempt + this.o.minIntervalMs - performance.now();
     if (wait > 0) {
-      if (!this.retry) { this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, wait); this.retry.unref(); }
+      if (!this.retry) { this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws && !this.starting) this.connect(); }, wait); this.retry.unref(); }
       return;
     }
     this.lastAttempt = performance.now();
-    const params = this.o.signedParams();
+    const made = this.o.subscribeParams(false);
+    if (!(made instanceof Promise)) return this.open(made);
+    this.starting = true;
+    made.then((sp) => {
+      this.starting = false;
+      if (this.listeners.size && !this.ws) this.open(sp);
+    }, (e: unknown) => {
+      this.starting = false;
+      this.o.logger.warn(`user data: not subscribing upstream yet: ${(e as Error).message}`);
+      if (this.listeners.size) this.retryLater(this.backoff.next());
+    });
+  }
+
+  private open({ params, expiresAt }: SubscribeParams): void {
     const refusal = this.o.charge?.(this.o.subscribe, params);
     if (refusal) {
       this.o.logger.warn(`user data: not subscribing upstream yet: ${refusal}`);
@@ -116,10 +142,10 @@ export class UpstreamSubscription {
     }
     const socket = new (ws())(this.o.url, { perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs, maxPayload: MAX_FRAME_BYTES });
     this.ws = socket;
-    const id = `gw-ud-${this.nextId++}`;
+    this.expiresAt = expiresAt;
+    let id = '';
     socket.on('open', () => {
-      this.calls++;
-      socket.send(JSON.stringify({ id, method: this.o.subscribe, params }));
+      id = this.send(socket, this.o.subscribe, params);
       // An answer that never comes is a failure like a refusal: closed, then tried again after the backoff.
       this.answerTimer = setTimeout(() => {
         this.o.logger.warn(`user data: no answer to ${this.o.subscribe} within ${this.o.timeoutMs} ms; trying again later`);
@@ -133,6 +159,8 @@ export class UpstreamSubscription {
     socket.on('close', () => {
       clearTimeout(this.answerTimer);
       if (this.ws !== socket) return;
+      this.renewal?.stop();
+      this.renewal = undefined;
       this.ws = undefined;
       this.active = 0;
       this.subscriptionId = undefined;
@@ -142,7 +170,7 @@ export class UpstreamSubscription {
 
   private retryLater(waitMs = Math.max(this.o.minIntervalMs, 1000)): void {
     if (this.retry) return;
-    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws) this.connect(); }, waitMs);
+    this.retry = setTimeout(() => { this.retry = undefined; if (this.listeners.size && !this.ws && !this.starting) this.connect(); }, waitMs);
     this.retry.unref();
   }
 
@@ -168,6 +196,7 @@ export class UpstreamSubscription {
         const field = this.o.idField;
         this.subscriptionId = field === undefined ? undefined : (frame.result as Record<string, unknown> | undefined)?.[field];
         this.o.logger.info(`user data: subscribed upstream (${this.o.subscribe})`);
+        if (this.expiresAt !== undefined) this.renewal = this.renewalOf(ws, this.expiresAt);
       } else {
         const e = frame.error as { code?: unknown; msg?: unknown; data?: { retryAfter?: unknown } } | undefined;
         // 429 and 418 carry the time the exchange allows the next request (retryAfter, epoch ms): never sooner.
@@ -178,6 +207,7 @@ export class UpstreamSubscription {
       }
       return;
     }
+    if (this.renewal?.answered(frame)) return;
     if (frame.id !== undefined) return; // the answer to an unsubscribe
     let event: unknown = frame;
     for (const k of this.o.eventPath) event = (event as Record<string, unknown> | undefined)?.[k];
@@ -192,17 +222,40 @@ export class UpstreamSubscription {
     for (const l of this.listeners) l(e);
   }
 
+  private renewalOf(ws: WebSocket, expiresAt: number): Renewal {
+    return new Renewal({
+      ws, subscribe: this.o.subscribe, idField: this.o.idField, timeoutMs: this.o.timeoutMs, logger: this.o.logger,
+      subscribeParams: (renew) => this.o.subscribeParams(renew), charge: this.o.charge && ((method, params) => this.o.charge!(method, params)),
+      live: () => this.ws === ws && this.active === 1,
+      send: (method, params) => this.send(ws, method, params),
+      subscriptionId: () => this.subscriptionId,
+      replaced: (id) => {
+        this.unsubscribe(ws); // the first one, by its id
+        this.subscriptionId = id;
+      },
+    }, expiresAt);
+  }
+
+  /** One request frame, counted; its id. */
+  private send(ws: WebSocket, method: string, params: Record<string, unknown>): string {
+    const id = `gw-ud-${this.nextId++}`;
+    this.calls++;
+    ws.send(JSON.stringify({ id, method, params }));
+    return id;
+  }
+
+  private unsubscribe(ws: WebSocket): void {
+    const params = this.subscriptionId === undefined || this.o.idField === undefined ? {} : { [this.o.idField]: this.subscriptionId };
+    if (!this.o.charge?.(this.o.unsubscribe, params)) this.send(ws, this.o.unsubscribe, params);
+  }
+
   private end(): void {
     const ws = this.ws;
     if (!ws) return;
     this.ws = undefined;
-    if (ws.readyState === OPEN && this.active) {
-      const params = this.subscriptionId === undefined || this.o.idField === undefined ? {} : { [this.o.idField]: this.subscriptionId };
-      if (!this.o.charge?.(this.o.unsubscribe, params)) {
-        this.calls++;
-        ws.send(JSON.stringify({ id: `gw-ud-${this.nextId++}`, method: this.o.unsubscribe, params }));
-      }
-    }
+    this.renewal?.stop();
+    this.renewal = undefined;
+    if (ws.readyState === OPEN && this.active) this.unsubscribe(ws);
     this.active = 0;
     this.subscriptionId = undefined;
     // Closing the connection ends the subscription upstream in any case.

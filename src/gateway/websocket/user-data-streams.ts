@@ -28,7 +28,7 @@ export async function acceptUserData(ctx: WsContext, at: Attempt, socket: Duplex
     throw new GatewayError('invalid', 'A listen-key stream is fed by the gateway itself: open it on a connection of its own, without market streams beside it.');
   }
   const owner = token?.name ?? '';
-  await bridge.admit(owner, route.names); // its keys, within its token's bound of streams (counted from here)
+  const accounts = await bridge.admit(owner, route.names); // its keys, within its token's bound of streams (counted from here)
   ctx.releaseOf.set(at.req, svc.release);
   at.release = svc.release;
   let fed = false;
@@ -39,6 +39,6 @@ export async function acceptUserData(ctx: WsContext, at: Attempt, socket: Duplex
     fed = true;
     ctx.counts.accepted++;
     record(ctx, at, 101, (socket as Socket).bytesWritten);
-    bridge.feed(client, route.names, route.combined, owner);
+    bridge.feed(client, route.names, accounts, route.combined, owner);
   });
 }
