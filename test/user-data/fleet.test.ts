@@ -75,6 +75,27 @@ test('a key not renewed expires on every replica: the stream on the other gets l
   c.ws.close();
 });
 
+test('a margin listen key made on one replica renews and streams its account\'s events on the other; a spot call does not know it', async () => {
+  const margin = async (g: RunningGateway, method: string, query = '') => {
+    const r = await fetch(`${g.url}/@3.12.0/sapi/v1/userDataStream${query}`, { method, headers: { Authorization: `Bearer ${BOT}` } });
+    return { status: r.status, body: await r.json() as Record<string, unknown> };
+  };
+  const made = await margin(a, 'POST');
+  assert.is(made.status, 200, JSON.stringify(made.body));
+  const key = made.body.listenKey as string;
+  assert.is((await margin(b, 'PUT', `?listenKey=${key}`)).status, 200);
+  assert.is((await call(b, 'PUT', `?listenKey=${key}`)).status, 400, 'a margin key is unknown to the spot calls');
+  const c = await stream(b, key);
+  const got = nextMessage(c.ws);
+  let sent = 0; // until the account's subscription is made upstream
+  for (let i = 0; i < 150 && !(sent = await up.emit({ e: 'outboundAccountPosition', E: 1, u: 1, B: [] }, 'margin')); i++) await sleep(20);
+  assert.is(sent, 1);
+  assert.is(JSON.parse((await got).data.toString()).e, 'outboundAccountPosition');
+  const end = closed(c.ws);
+  assert.is((await margin(a, 'DELETE', `?listenKey=${key}`)).status, 200);
+  assert.is((await end).code, 1000);
+});
+
 test('a made-up key is refused on every replica, and nothing is opened upstream for it', async () => {
   for (let i = 0; i < 100 && (await up.userData()).active > 0; i++) await sleep(20); // the last test's subscription has ended
   await up.reset();

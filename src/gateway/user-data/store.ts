@@ -10,7 +10,7 @@ import type { Logger } from '../../log.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import { GatewayError } from '../errors.js';
 import { ListenKeys, type HeldKey } from './listen-keys.js';
-import { sameAccount, scopeOf, tokenSubscriptions, type TokenParts, type TokenSubscriptions } from './token-subscriptions.js';
+import { sameAccount, scopeOf, tokenSubscriptions, type AccountScope, type TokenParts, type TokenSubscriptions } from './token-subscriptions.js';
 import { UpstreamSubscription } from './upstream-subscription.js';
 
 /** The name of the bridge whose keys are made per margin account (changes.yaml). */
@@ -223,10 +223,8 @@ export class LocalStore {
 
   /** A margin key: the account must be known (a token obtained for it) before a key is minted for it. */
   private async createFor(owner: string, call: BridgeCall): Promise<BridgeAnswer> {
-    const accounts = this.accounts;
-    if (!accounts) throw new GatewayError('gone', 'This gateway does not bridge margin listen keys (it needs the REST upstream and the catalogue\'s token operation).');
-    const { scope, missing } = scopeOf(call.scope, call.params);
-    if (missing.length) throw new GatewayError('missing', `Mandatory parameter '${missing[0]}' was not sent, was empty/null, or malformed (it names the account the listen key is for).`);
+    const scope = marginScope(this.accounts, call);
+    const accounts = this.accounts!;
     this.keys.admit(owner, scope); // a refusal costs the upstream nothing
     const refused = await accounts.ensure(scope);
     if (refused) return refused; // the exchange's word on the account, as the old call got it
@@ -249,13 +247,25 @@ export class LocalStore {
   }
 
   private newAccounts(): TokenSubscriptions | undefined {
-    const m = this.def.margin;
-    const d = this.def;
-    return m && tokenSubscriptions(m, { restBase: m.restBase, apiKeyHeader: m.apiKeyHeader, apiKey: this.parts.apiKey, extraParams: m.tokenParams }, {
-      url: d.url, eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: this.parts.charge,
-      lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: this.parts.logger,
-    });
+    return accountsOf(this.def, this.parts);
   }
+}
+
+/** The margin accounts a definition declares (marginListenKeys with its token), each to get a token-made subscription. */
+export function accountsOf(d: StoreDefinition, parts: StoreParts): TokenSubscriptions | undefined {
+  const m = d.margin;
+  return m && tokenSubscriptions(m, { restBase: m.restBase, apiKeyHeader: m.apiKeyHeader, apiKey: parts.apiKey, extraParams: m.tokenParams }, {
+    url: d.url, eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: parts.charge,
+    lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: parts.logger,
+  });
+}
+
+/** Why a margin create cannot be made: no accounts (the bridge lacks its token operation or REST upstream), or a missing parameter naming the account. */
+export function marginScope(accounts: TokenSubscriptions | undefined, call: BridgeCall): AccountScope {
+  if (!accounts) throw new GatewayError('gone', 'This gateway does not bridge margin listen keys (it needs the REST upstream and the catalogue\'s token operation).');
+  const { scope, missing } = scopeOf(call.scope, call.params);
+  if (missing.length) throw new GatewayError('missing', `Mandatory parameter '${missing[0]}' was not sent, was empty/null, or malformed (it names the account the listen key is for).`);
+  return scope;
 }
 
 /** A LocalStore used in the process that feeds the clients (no --workers). */
