@@ -15,7 +15,7 @@
 // Ports the page names (8080, 9000, …) are mapped to the real ones in every later command. Any
 // other command runs in `sh` (curl, cat, keygen and catalogue drift through a small `npm run` shim), in the folder.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -187,7 +187,7 @@ export class Session {
         clearTimeout(timer);
         try {
           const next: Record<string, string> = {};
-          for (const kv of spawnSync('cat', [envOut], { encoding: 'utf8' }).stdout.split('\0')) {
+          for (const kv of readFileSync(envOut, 'utf8').split('\0')) {
             const eq = kv.indexOf('=');
             if (eq > 0 && !kv.startsWith('__')) next[kv.slice(0, eq)] = kv.slice(eq + 1);
           }
