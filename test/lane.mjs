@@ -4,8 +4,9 @@
 // over 125 files on two cores that was a quarter of the suite's CPU (measured: 99 files in one
 // process 53 s of CPU, each in its own 85 s).
 // Protocol: stdin gets one JSON line per file, {file, tmp}; the lane points TMPDIR at tmp, imports
-// the file with uvu deferred, runs its tests and writes "<TEST_LANE_MARK> <status> <folders>" on a
-// line of its own, <folders> being the temp folders test/support/temp.ts has made and will remove at
+// the file with uvu deferred, runs its tests and writes "<TEST_LANE_MARK> <status> <cpu> <folders>" on
+// a line of its own, <cpu> being the CPU milliseconds the file took (this process and the processes
+// it started and reaped), <folders> the temp folders test/support/temp.ts has made and will remove at
 // exit (a shared module's serve later files too): the runner reads the file's output up to that
 // line, checks for processes and other files left behind, then sends the next. Before a file it
 // writes "<TEST_LANE_MARK>-begun": a lane that dies before that line never began the file, which the
@@ -15,6 +16,7 @@
 // When stdin ends the lane has nothing more to run and exits once nothing is pending, as a process
 // per file did; what a file left open (a server, a socket, a timer) keeps it alive: after
 // TEST_LANE_GRACE_S (default 10 s) it names what is still open and exits 3 (the runner fails the lane).
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 
@@ -26,6 +28,17 @@ const support = new URL('../dist/test/support/', import.meta.url);
 const { exec } = await import(new URL('uvu.js', support).href);
 const { tempDirsMade } = await import(new URL('temp.js', support).href);
 
+/**
+ * CPU milliseconds used so far by this process and by the children it has reaped (utime, stime,
+ * cutime, cstime of /proc/self/stat, in 10 ms ticks); elsewhere this process's alone.
+ */
+function cpuMs() {
+  if (process.platform !== 'linux') { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+}
+
 for await (const line of createInterface({ input: process.stdin })) {
   const { file, tmp } = JSON.parse(line);
   process.stdout.write(`${mark}-begun\n`); // the file is this lane's now: a lane that dies before saying so never began it
@@ -33,6 +46,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   globalThis.UVU_QUEUE.length = 0;
   globalThis.UVU_QUEUE.push([null]);
   process.exitCode = 0;
+  const cpu0 = cpuMs();
   try {
     await import(pathToFileURL(file).href);
     await exec();
@@ -41,7 +55,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   }
   const status = process.exitCode ?? 0;
   process.exitCode = 0;
-  process.stdout.write(`\n${mark} ${status} ${JSON.stringify(tempDirsMade())}\n`);
+  process.stdout.write(`\n${mark} ${status} ${Math.round(cpuMs() - cpu0)} ${JSON.stringify(tempDirsMade())}\n`);
 }
 setTimeout(() => {
   console.log(`${mark}-open ${JSON.stringify(process.getActiveResourcesInfo())}`);

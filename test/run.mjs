@@ -14,6 +14,9 @@
 // Exit status is non-zero if anything failed.
 //   node test/run.mjs [--soak] [--save-durations] [path-regex]
 // --soak runs the long soak files (*.soak.js, `npm run test:soak`) instead of the *.test.js files.
+// Each file's line gives its wall time and, for a file run in a lane, its CPU time (the lane's and
+// that of the processes the file started and reaped: what the file costs whatever else the cores
+// run, where its wall time moves with the machine's load); the run's line gives the CPU time of all.
 // --save-durations rewrites test/durations.json (or soak-durations.json), the order of a fresh
 // checkout's first run, from this run's file times.
 // Builder threads run at normal priority in tests (GATEWAY_BUILDER_PRIORITY=normal unless set):
@@ -80,6 +83,18 @@ function readDurations() {
   // A fresh checkout has run nothing yet: test/durations.json (kept in git, rewritten by
   // `node test/run.mjs --save-durations`) orders its first run.
   return { ...read(join(root, 'test', soak ? 'soak-durations.json' : 'durations.json')), ...read(durationsFile) };
+}
+
+/**
+ * CPU milliseconds of this run so far: the runner and every process it reaped (lanes, own-process
+ * files, and what they reaped in turn): utime, stime, cutime and cstime of /proc/self/stat (10 ms
+ * ticks). Undefined off Linux.
+ */
+function cpuMs() {
+  if (process.platform !== 'linux') return undefined;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
 }
 
 /** Process groups of the files running now, so Ctrl-C or a kill of the runner takes them along. */
@@ -160,7 +175,7 @@ function startLane() {
     cwd: root, detached: true, env: { ...childEnv(runTmp), TEST_LANE_MARK: mark }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   groups.add(child.pid);
-  const done = new RegExp(`\\n${mark} (\\d+) (.*)\\n`);
+  const done = new RegExp(`\\n${mark} (\\d+) (\\d+) (.*)\\n`);
   const begun = `${mark}-begun\n`;
   const lane = { closed: null, files: [], out: '', settle: null, begun: false };
   const take = (d) => {
@@ -170,7 +185,7 @@ function startLane() {
     if (!m || !lane.settle) return;
     const out = lane.out.slice(0, m.index);
     lane.out = lane.out.slice(m.index + m[0].length);
-    lane.settle({ out, status: Number(m[1]), kept: JSON.parse(m[2]) });
+    lane.settle({ out, status: Number(m[1]), cpu: Number(m[2]), kept: JSON.parse(m[3]) });
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
@@ -195,7 +210,7 @@ function startLane() {
     lane.files.push(relative(root, file));
     lane.begun = false;
     const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, limit);
-    lane.settle = async ({ out, status, crashed, notBegun, kept = [] }) => {
+    lane.settle = async ({ out, status, crashed, notBegun, cpu, kept = [] }) => {
       lane.settle = null;
       clearTimeout(timer);
       const ms = Date.now() - started;
@@ -205,7 +220,7 @@ function startLane() {
       // A lane that died meanwhile (killed by what the file left) is closed before the next file is
       // given to it: its 'close' can come after the check above on a loaded machine.
       if (!alive(child.pid)) await closed;
-      resolve({ out, status, ms, timedOut, left, kept });
+      resolve({ out, status, ms, cpu, timedOut, left, kept });
     };
     child.stdin.write(`${JSON.stringify({ file, tmp })}\n`);
   });
@@ -324,7 +339,8 @@ async function worker() {
     const { total, ok, skip, bad, why } = judged;
     durations[rel] = r.ms;
     passed += ok; skipped += skip; failed += Math.max(0, bad);
-    const lines = [`${bad > 0 ? 'FAIL' : 'ok  '} ${rel} (${ok}/${total}, ${(r.ms / 1000).toFixed(1)}s)`];
+    const cpu = r.cpu === undefined ? '' : `, cpu ${(r.cpu / 1000).toFixed(1)}s`;
+    const lines = [`${bad > 0 ? 'FAIL' : 'ok  '} ${rel} (${ok}/${total}, ${(r.ms / 1000).toFixed(1)}s${cpu})`];
     if (bad > 0) {
       failures.push(rel);
       if (why) lines.push(`    [run.mjs] ${rel}: ${why}`);
@@ -358,7 +374,8 @@ if (selected.length === 0) {
     const rounded = Object.fromEntries(Object.entries(durations).filter(([f]) => existsSync(join(root, f))).sort().map(([f, ms]) => [f, Math.round(ms / 100) * 100]));
     writeFileSync(join(root, 'test', soak ? 'soak-durations.json' : 'durations.json'), `${JSON.stringify(rounded, null, 1)}\n`);
   }
-  console.log(`\n${selected.length} file(s), ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  const cpu = cpuMs();
+  console.log(`\n${selected.length} file(s), ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(1)}s${cpu === undefined ? '' : `, CPU ${(cpu / 1000).toFixed(1)}s`}`);
 }
 // Anything a file's processes wrote after their folder was checked, or outside it, under the run's folder.
 const stray = leftIn(runTmp);

@@ -2,7 +2,7 @@
 // (HMAC; RSA with an encrypted key; Ed25519), exercising successes, refusals, validation errors,
 // upstream failures and failed start-ups. Neither the secret, the private keys (PEM body lines),
 // the passphrase, the API keys nor a token may appear in the logs or in any answer.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -165,10 +165,15 @@ test('an unreachable upstream (warn-level log of a 502) names no secret', async 
   assertClean('the log', gw.output());
 });
 
-const cli = (args: string[], env: NodeJS.ProcessEnv) =>
-  spawnSync(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.cjs`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+/** The CLI run to its end: exit status (null if killed at the 20 s bound), stdout and stderr. */
+const cli = (args: string[], env: NodeJS.ProcessEnv) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+  const child = execFile(process.execPath, [...NODE_FLAGS, `${ROOT}dist/src/cli.cjs`, '--port', '0', '--log-level', 'debug', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 20_000 },
+    (_e, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }));
+});
 
-test('failed start-ups: exit 2, one-line error naming the variable, no secret', () => {
+// The start-ups run side by side: each is a process that exits at once, and one after another they
+// were most of the file's time.
+test('failed start-ups: exit 2, one-line error naming the variable, no secret', async () => {
   const badTokens = join(dir, 'plain-tokens.yaml');
   writeFileSync(badTokens, `tokens:\n  - name: a\n    hash: ${TOKENS.trader}\n    allow: ['/x']\n`);
   const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
@@ -179,8 +184,9 @@ test('failed start-ups: exit 2, one-line error naming the variable, no secret', 
     [RUNS.HMAC, ['--host', '0.0.0.0'], /^error: signing mode is on and --host 0\.0\.0\.0 is not loopback, but no client tokens are configured: set GATEWAY_TOKENS_FILE/],
     [RUNS.Ed25519, ['--tokens-file', badTokens], /^error: GATEWAY_TOKENS_FILE: tokens\[0\] \("a"\): hash must be sha256:<64 hex digits>/],
   ];
-  for (const [env, args, want] of cases) {
-    const r = cli(args, env);
+  const runs = await Promise.all(cases.map(([env, args]) => cli(args, env)));
+  for (const [i, [, , want]] of cases.entries()) {
+    const r = runs[i];
     const out = `${r.stdout}${r.stderr}`;
     assert.is(r.status, 2, out);
     assert.match(r.stderr.split('\n')[0], want);

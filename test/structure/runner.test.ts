@@ -3,7 +3,9 @@
 // its temp folder or leaves its lane unable to exit fails by name, and the files after it in the same
 // lane still run and pass; a file marked "own process" gets one, and a file may ask for a longer
 // time limit. Runs the runner on a folder of small
-// test files, one lane at a time.
+// test files, one lane at a time. The runs are independent (each its own folder, lane and temp
+// folder) and mostly wait (a hang to its limit, a sleep past it, a lane's grace): they all start as
+// the file loads, and each test awaits its own (one after another they took 18 s of the file's 19).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -49,8 +51,31 @@ async function runner(files: Record<string, string>, limitS = 3): Promise<{ code
   }).then((ok) => ({ ...ok, code: 0 }), (e: { code: number; stdout: string; stderr: string }) => e);
 }
 
+const slow = (name: string) => `test('${name}', async () => { await new Promise((r) => setTimeout(r, 4000)); assert.ok(true); });\ntest.run();\n`;
+const killer = `spawn('sh', ['-c', 'sleep 0.5; kill -9 ' + process.pid], { detached: true, stdio: 'ignore' }).unref()`;
+const runs = {
+  judged: runner(FILES),
+  limits: runner({
+    'j-own-limit.test.js': `// test-runner: limit 8 s\n${slow('j')}`,
+    'k-default-limit.test.js': slow('k'),
+    'l-shorter-limit.test.js': `// test-runner: limit 1 s\n${passing('l')}`,
+  }),
+  lateCrash: runner({ 'late-crash.test.js': `test('late', () => { assert.ok(true); setTimeout(() => { throw new Error('late boom'); }, 500); });\ntest.run();\n` }),
+  // The file's helper kills the lane while the runner waits for the file's processes to end.
+  killedBetween: runner({
+    'a-killer.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); spawn('sh', ['-c', 'sleep 0.3; kill -9 $PPID'], { stdio: 'ignore' }); });\ntest.run();\n`,
+    'b-next.test.js': passing('b'),
+  }),
+  // After its test the file's timer takes the lane's thread for good, so the lane never reads the
+  // next file; a process outside the lane's session (the runner does not wait for it, `killer`) kills it.
+  diedBeforeBegun: runner({
+    'a-stuck.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); ${killer}; setTimeout(() => { for (;;); }, 0); });\ntest.run();\n`,
+    'b-given.test.js': passing('b'),
+  }, 20), // the file given to the stuck lane waits for the kill: on a loaded machine \`sleep 0.5; kill\` took longer than 3 s
+};
+
 test('each file is judged alone in a shared lane; failures name the file and the lanes go on', async () => {
-  const r = await runner(FILES);
+  const r = await runs.judged;
   const out = r.stdout;
   const line = (name: string) => new RegExp(`^(ok  |FAIL) \\S*${name.replace('.', '\\.')} `, 'm').exec(out)?.[1]?.trim();
   assert.is(r.code, 1, out);
@@ -73,12 +98,7 @@ test('each file is judged alone in a shared lane; failures name the file and the
 });
 
 test('a file may give itself a longer time limit (never a shorter one)', async () => {
-  const slow = (name: string) => `test('${name}', async () => { await new Promise((r) => setTimeout(r, 4000)); assert.ok(true); });\ntest.run();\n`;
-  const r = await runner({
-    'j-own-limit.test.js': `// test-runner: limit 8 s\n${slow('j')}`,
-    'k-default-limit.test.js': slow('k'),
-    'l-shorter-limit.test.js': `// test-runner: limit 1 s\n${passing('l')}`,
-  });
+  const r = await runs.limits;
   const out = r.stdout;
   assert.match(out, /^ok   \S*j-own-limit\.test\.js /m);
   assert.match(out, /k-default-limit\.test\.js: exceeded the per-file limit of 3 s/);
@@ -87,7 +107,7 @@ test('a file may give itself a longer time limit (never a shorter one)', async (
 });
 
 test('a lane that dies after its last file fails with its last output', async () => {
-  const r = await runner({ 'late-crash.test.js': `test('late', () => { assert.ok(true); setTimeout(() => { throw new Error('late boom'); }, 500); });\ntest.run();\n` });
+  const r = await runs.lateCrash;
   assert.is(r.code, 1, r.stdout);
   assert.match(r.stdout, /^ok   \S*late-crash\.test\.js /m);
   // Said as the end of the lane (the runner had asked it to end) or, on a slow machine, as its death before that.
@@ -108,22 +128,12 @@ function assertLaneDiedBetween(r: { code: number; stdout: string }, first: strin
 }
 
 test('a lane killed between two files is reported, and the next file gets a new lane', async () => {
-  // The file's helper kills the lane while the runner waits for the file's processes to end.
-  const r = await runner({
-    'a-killer.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); spawn('sh', ['-c', 'sleep 0.3; kill -9 $PPID'], { stdio: 'ignore' }); });\ntest.run();\n`,
-    'b-next.test.js': passing('b'),
-  });
+  const r = await runs.killedBetween;
   assertLaneDiedBetween(r, 'a-killer', 'b-next');
 });
 
 test('a lane that dies after it was given a file but before it began it: the file runs in a new lane', async () => {
-  // After its test the file's timer takes the lane's thread for good, so the lane never reads the
-  // next file; a process outside the lane's session (the runner does not wait for it) kills it.
-  const killer = `spawn('sh', ['-c', 'sleep 0.5; kill -9 ' + process.pid], { detached: true, stdio: 'ignore' }).unref()`;
-  const r = await runner({
-    'a-stuck.test.js': `import { spawn } from 'node:child_process';\ntest('a', () => { assert.ok(true); ${killer}; setTimeout(() => { for (;;); }, 0); });\ntest.run();\n`,
-    'b-given.test.js': passing('b'),
-  }, 20); // the file given to the stuck lane waits for the kill: on a loaded machine \`sleep 0.5; kill\` took longer than 3 s
+  const r = await runs.diedBeforeBegun;
   assertLaneDiedBetween(r, 'a-stuck', 'b-given');
 });
 
