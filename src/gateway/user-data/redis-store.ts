@@ -14,7 +14,7 @@ import { redisOptions } from '../../redis-options.js';
 import { shown } from '../../setting-values.js';
 import { GatewayError } from '../errors.js';
 import { listenKeyMint } from './listen-keys.js';
-import { accountsOf, marginScope, MARGIN_LISTEN_KEYS, StreamCounts, upstreamOf, type BridgeAnswer, type BridgeCall, type KeyEnd, type StoreDefinition, type StoreListener, type StoreParts, type UserDataStore } from './store.js';
+import { accountsOf, marginScope, resubscribes, MARGIN_LISTEN_KEYS, StreamCounts, upstreamOf, type BridgeAnswer, type BridgeCall, type KeyEnd, type StoreDefinition, type StoreListener, type StoreParts, type UserDataStore } from './store.js';
 import { sameAccount, type AccountScope, type TokenSubscriptions } from './token-subscriptions.js';
 import type { UpstreamSubscription } from './upstream-subscription.js';
 
@@ -200,11 +200,9 @@ export class RedisStore implements UserDataStore {
   }
 
   define(def: StoreDefinition): void {
-    const { limits: _was, ...was } = this.def;
-    const { limits: _now, ...now } = def;
-    const resubscribe = JSON.stringify(was) !== JSON.stringify(now) || _was.lingerMs !== _now.lingerMs;
+    const was = this.def;
     this.def = def;
-    if (!resubscribe) return;
+    if (!resubscribes(was, def)) return;
     const held = [...this.holding.keys()];
     for (const a of held) this.release(a);
     this.upstream.close();

@@ -115,11 +115,15 @@ export class StreamCounts {
 
 /** The upstream subscription a definition describes. */
 export function upstreamOf(d: StoreDefinition, parts: StoreParts): UpstreamSubscription {
-  return new UpstreamSubscription({
-    url: d.url, subscribe: d.subscribe, unsubscribe: d.unsubscribe, subscribeParams: () => ({ params: parts.signedParams() }),
-    eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: parts.charge,
+  return new UpstreamSubscription({ ...carrying(d, parts), subscribe: d.subscribe, unsubscribe: d.unsubscribe, subscribeParams: () => ({ params: parts.signedParams() }) });
+}
+
+/** What every subscription of a definition shares, the gateway's own and each margin account's: the same events, charged and bounded alike. */
+function carrying(d: StoreDefinition, parts: StoreParts) {
+  return {
+    url: d.url, eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: parts.charge,
     lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: parts.logger,
-  });
+  };
 }
 
 export class LocalStore {
@@ -135,7 +139,7 @@ export class LocalStore {
   constructor(private def: StoreDefinition, private readonly parts: StoreParts) {
     this.keys = this.newKeys();
     this.upstream = upstreamOf(def, parts);
-    this.accounts = this.newAccounts();
+    this.accounts = accountsOf(def, parts);
   }
 
   /** Listen keys and upstream subscriptions held now, and upstream calls made. */
@@ -197,21 +201,20 @@ export class LocalStore {
   }
 
   define(def: StoreDefinition): void {
-    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-    const { limits: was, ...wasRest } = this.def;
-    const { limits: now, ...nowRest } = def;
+    const was = this.def;
     this.def = def;
-    if (!same(wasRest, nowRest) || was.lingerMs !== now.lingerMs) {
+    if (resubscribes(was, def)) {
       // Another subscription (method, URL, shapes): the old ones end, whoever held them holds the new ones.
       const held = [...this.holds].map(([l, m]) => [l, [...m.keys()]] as const);
       for (const [l, accounts] of held) for (const a of accounts) this.release(l, a);
       this.upstream.close();
       this.upstream = upstreamOf(def, this.parts);
       this.accounts?.close(); // their keys are kept; a new create for the account asks a token again
-      this.accounts = this.newAccounts();
+      this.accounts = accountsOf(def, this.parts);
       for (const [l, accounts] of held) for (const a of accounts) this.hold(l, a);
     }
-    if (!same(was, now)) this.keys.relimit({ perToken: now.keysPerToken, total: now.keys, expiresAfterMs: now.expiresAfterMs });
+    const now = def.limits;
+    if (JSON.stringify(was.limits) !== JSON.stringify(now)) this.keys.relimit({ perToken: now.keysPerToken, total: now.keys, expiresAfterMs: now.expiresAfterMs });
   }
 
   close(): void {
@@ -245,19 +248,19 @@ export class LocalStore {
     const l = this.def.limits;
     return new ListenKeys({ perToken: l.keysPerToken, total: l.keys, expiresAfterMs: l.expiresAfterMs }, (held: HeldKey) => this.ended(held, 'expired'));
   }
+}
 
-  private newAccounts(): TokenSubscriptions | undefined {
-    return accountsOf(this.def, this.parts);
-  }
+/** Whether a new definition needs new upstream subscriptions: anything but the bounds changed (method, URL, shapes, linger). */
+export function resubscribes(was: StoreDefinition, now: StoreDefinition): boolean {
+  const { limits: a, ...wasRest } = was;
+  const { limits: b, ...nowRest } = now;
+  return JSON.stringify(wasRest) !== JSON.stringify(nowRest) || a.lingerMs !== b.lingerMs;
 }
 
 /** The margin accounts a definition declares (marginListenKeys with its token), each to get a token-made subscription. */
 export function accountsOf(d: StoreDefinition, parts: StoreParts): TokenSubscriptions | undefined {
   const m = d.margin;
-  return m && tokenSubscriptions(m, { restBase: m.restBase, apiKeyHeader: m.apiKeyHeader, apiKey: parts.apiKey, extraParams: m.tokenParams }, {
-    url: d.url, eventPath: d.eventPath, ended: d.events.ended, idField: d.idField, charge: parts.charge,
-    lingerMs: d.limits.lingerMs, minIntervalMs: 1000, timeoutMs: d.timeoutMs, logger: parts.logger,
-  });
+  return m && tokenSubscriptions(m, { restBase: m.restBase, apiKeyHeader: m.apiKeyHeader, apiKey: parts.apiKey, extraParams: m.tokenParams }, carrying(d, parts));
 }
 
 /** Why a margin create cannot be made: no accounts (the bridge lacks its token operation or REST upstream), or a missing parameter naming the account. */
