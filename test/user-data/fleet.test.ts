@@ -2,24 +2,21 @@
 // through one replica renews, streams and closes through another; a key closed on one replica ends its
 // streams on the other (1000), one not renewed expires there with the old expiry event, and a revoked
 // token's keys are gone from every replica.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
-import { hashLine } from '../../src/gateway/client-auth/tokens.js';
+import { writeTokens } from './tokens-file.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { closed, connect, isRefused, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
-import { dir, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 import { startRedis, type RedisServer } from '../rate-limit/redis-server.js';
 
 const test = suite('user data across a fleet: listen keys in Redis');
 
 const BOT = 'gwt_bot-7c1e8a7b9d3f2e4a6b8c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f';
-const tokensFile = join(dir, 'fleet-user-data-tokens.yaml');
-writeFileSync(tokensFile, `tokens:\n  - name: bot\n    hash: ${hashLine(BOT)}\n    rights: [user-data]\n    allow: [ 'GET /api/v3/*' ]\n`);
+const tokensFile = writeTokens('fleet-user-data-tokens.yaml', [{ name: 'bot', token: BOT, rights: ['user-data'], allow: ["'GET /api/v3/*'"] }]);
 
 let up: Upstream;
 let redis: RedisServer;

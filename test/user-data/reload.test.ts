@@ -2,17 +2,15 @@
 // made, redefined or ended by the configuration a reload applies (--upstream-release), and a token the
 // tokens file no longer grants loses its open websocket-API connection and its listen-key stream (1008)
 // and its REST calls (401) as soon as the reload reads the file, before the catalogue is compiled.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
-import { hashLine } from '../../src/gateway/client-auth/tokens.js';
+import { writeTokens } from './tokens-file.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { closed, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
-import { dir, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 
 const test = suite('user data across reloads: the bridge follows --upstream-release; revoked tokens lose their connections');
 
@@ -22,7 +20,7 @@ const TOKENS = {
   viewer: 'gwt_viewer-3b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6',
 };
 const ENV = { EXCHANGE_API_KEY: HMAC_KEY, EXCHANGE_API_SECRET: HMAC_SECRET };
-const entry = (name: keyof typeof TOKENS, rights = '[user-data]') => `  - name: ${name}\n    hash: ${hashLine(TOKENS[name])}\n    rights: ${rights}\n    allow: [ 'GET /api/v3/*', { ws: '*' } ]\n`;
+const entry = (name: keyof typeof TOKENS, rights = ['user-data']) => ({ name, token: TOKENS[name], rights, allow: ["'GET /api/v3/*'", "ws: '*'"] });
 
 let up: Upstream;
 test.before(async () => { up = await startUpstream(UPSTREAM_KEYS); });
@@ -46,8 +44,7 @@ async function until(f: () => Promise<boolean> | boolean, ms = 5000): Promise<vo
 }
 
 test('a reload that moves --upstream-release past the listen keys\' retirement makes the bridge; one that moves back ends it', async () => {
-  const tokensFile = join(dir, 'reload-bridge-tokens.yaml');
-  writeFileSync(tokensFile, `tokens:\n${entry('bot')}`);
+  const tokensFile = writeTokens('reload-bridge-tokens.yaml', [entry('bot')]);
   let upstreamRelease = '3.12.0';
   const read = () => readConfig(args(tokensFile, ['--upstream-release', `exchange=${upstreamRelease}`]), ENV);
   const gw = await startGateway(read(), { logger: createLogger('silent'), reread: read });
@@ -79,8 +76,7 @@ test('a reload that moves --upstream-release past the listen keys\' retirement m
 });
 
 test('a token removed from the tokens file: its websocket-API connection and listen-key stream are closed 1008 when the reload reads the file, its REST calls 401', async () => {
-  const tokensFile = join(dir, 'reload-revoke-tokens.yaml');
-  writeFileSync(tokensFile, `tokens:\n${entry('bot')}${entry('desk')}${entry('viewer')}`);
+  const tokensFile = writeTokens('reload-revoke-tokens.yaml', [entry('bot'), entry('desk'), entry('viewer')]);
   const read = () => readConfig(args(tokensFile), ENV);
   const lines: string[] = [];
   const gw = await startGateway(read(), { logger: createLogger('info', (l) => lines.push(l)), reread: read });
@@ -93,7 +89,7 @@ test('a token removed from the tokens file: its websocket-API connection and lis
     const viewerStream = await open(`${wsBase(gw)}/@3.12.0/ws/${viewerKey.listenKey}?token=${TOKENS.viewer}`);
     const botApi = await open(`${wsBase(gw)}/@2026.08.21/ws-api/v3?token=${TOKENS.bot}`);
     const ends = [closed(stream.ws), closed(api.ws), closed(viewerStream.ws)];
-    writeFileSync(tokensFile, `tokens:\n${entry('bot')}${entry('viewer', '[]')}`);
+    writeTokens('reload-revoke-tokens.yaml', [entry('bot'), entry('viewer', [])]);
     const reloading = gw.reload('test');
     // Closed while the reload still compiles: the revocation does not wait for it.
     const codes = await Promise.all(ends);

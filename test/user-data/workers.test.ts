@@ -7,14 +7,12 @@
 // test-runner: own process
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { hashLine } from '../../src/gateway/client-auth/tokens.js';
+import { writeTokens } from './tokens-file.js';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
 import { closed, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
-import { dir, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 
 const test = suite('user data under --workers 2: one store and one subscription in the primary');
 
@@ -22,9 +20,8 @@ const TOKENS = {
   bot: 'gwt_bot-5c1e8a7b9d3f2e4a6b8c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f',
   gone: 'gwt_gone-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f',
 };
-const tokensFile = join(dir, 'workers-tokens.yaml');
-const entry = (name: keyof typeof TOKENS) => `  - name: ${name}\n    hash: ${hashLine(TOKENS[name])}\n    rights: [user-data]\n    allow: [ 'GET /api/v3/*' ]\n`;
-writeFileSync(tokensFile, `tokens:\n${entry('bot')}${entry('gone')}`);
+const entry = (name: keyof typeof TOKENS) => ({ name, token: TOKENS[name], rights: ['user-data'], allow: ["'GET /api/v3/*'"] });
+const tokensFile = writeTokens('workers-tokens.yaml', [entry('bot'), entry('gone')]);
 
 let up: Upstream;
 let gw: Proc & { url: string };
@@ -125,7 +122,7 @@ test('a token removed from the tokens file loses its listen-key stream within 1 
   const c = await open(streamUrl(key, TOKENS.gone));
   const other = await open(streamUrl(kept.body.listenKey as string, TOKENS.bot));
   const end = closed(c.ws);
-  writeFileSync(tokensFile, `tokens:\n${entry('bot')}`);
+  writeTokens('workers-tokens.yaml', [entry('bot')]);
   const sent = performance.now();
   gw.child.kill('SIGHUP');
   const { code, reason } = await end;
