@@ -29,7 +29,26 @@ export function createBodyAjv(extra: Options = {}): Ajv {
   return newAjv({ ...BODY_AJV_OPTIONS, ...extra });
 }
 
+let processParam: Ajv | undefined;
+let processBody: Ajv | undefined;
+
+/**
+ * The parameter and body ajv of this process, made on first use: every gateway state (each reload,
+ * each gateway of a process) compiles with the same options, so a schema compiled once serves them
+ * all, and a reload of an unchanged catalogue compiles nothing again.
+ */
+export const processAjv = {
+  get param(): Ajv { return (processParam ??= createParamAjv()); },
+  get body(): Ajv { return (processBody ??= createBodyAjv()); },
+};
+
 const compiled = new WeakMap<Ajv, Map<string, ValidateFunction>>();
+
+/**
+ * Schemas kept compiled per ajv instance. Past it the instance forgets them all (a process reloading
+ * catalogues that keep changing must not grow without end); functions already handed out stay valid.
+ */
+const MAX_COMPILED = 20_000;
 
 /**
  * Compile a schema once per ajv instance and schema text: the releases of a multi-release gateway
@@ -41,7 +60,12 @@ export function compileShared(ajv: Ajv, schema: Record<string, unknown>): Valida
   if (!byText) compiled.set(ajv, (byText = new Map()));
   const text = JSON.stringify(schema);
   let fn = byText.get(text);
-  if (!fn) byText.set(text, (fn = ajv.compile(schema)));
+  if (fn) return fn;
+  if (byText.size >= MAX_COMPILED) {
+    byText.clear();
+    ajv.removeSchema(); // ajv keeps every schema object it compiled: forgotten with the texts
+  }
+  byText.set(text, (fn = ajv.compile(schema)));
   return fn;
 }
 

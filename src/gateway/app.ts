@@ -20,7 +20,7 @@ import { HandOver } from './stages/hand-over.js';
 import { RefusalSummary } from './overload/refusal-summary.js';
 import { ownHeaders } from './stages/own-headers.js';
 import type { Hook, Program } from './pipeline.js';
-import { compileProgram, sharedAjv, type ProgramOptions } from './program/program.js';
+import { compileProgram, type ProgramOptions } from './program/program.js';
 import { select, type GatewayState as State, type ReloadOutcome, type Served } from './program/state.js';
 
 export type { Hook, RequestState, Hook as ProxyHook, RequestState as ProxyRequestState } from './pipeline.js';
@@ -29,7 +29,7 @@ export { select, type ReloadOutcome, type Selection, type Served } from './progr
 /** The state of this gateway: programs per release and the options a reload may change. */
 export type GatewayState = State<Omit<GatewayOptions, 'pinned'>>;
 
-export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' | 'lazyTable' | 'ajv' | 'admission'> {
+export interface GatewayOptions extends Omit<ProgramOptions, 'proxy' | 'views' | 'lazyTable' | 'admission'> {
   /** Per-route admission: the adaptive limit's ceiling, the queue's bounds (a reload may change them). */
   admission: AdmissionSettings;
   pinned: PinnedReleases;
@@ -87,11 +87,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const drift = new Drift(opts.logger);
   drift.observe(metrics);
   const compile = (pinned: PinnedReleases, options: Omit<GatewayOptions, 'pinned'>): GatewayState => {
-    // One ajv for every release (identical schemas compile once); route tables of releases other
-    // than the default are built on their first request.
-    const ajv = sharedAjv();
+    // Route tables of releases other than the default are built on their first request.
     const served = pinned.served.map((r) => ({
-      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, handOver, ajv, drift, lazyTable: r !== pinned.default }),
+      id: r.id, views: r.views, program: compileProgram({ ...options, views: r.views, proxy, admission, handOver, drift, lazyTable: r !== pinned.default }),
     }));
     admission.configure(options.admission);
     const byId = new Map(served.filter((s) => s.id !== undefined).map((s) => [s.id!, s]));

@@ -61,8 +61,8 @@ export interface BuilderPool {
   stats(): BuilderPoolStats;
 }
 
-/** The worker entry, next to this file in the compiled layout (dist/src/builders/pool/worker.js). */
-const WORKER = new URL('./worker.js', import.meta.url).href;
+/** The worker entry, next to this file in the compiled layout (dist/src/builders/pool/worker-entry.cjs, which loads worker.js). */
+const WORKER = new URL('./worker-entry.cjs', import.meta.url).href;
 const BUILTIN_PLUGINS = new URL('../registry.js', import.meta.url).href;
 
 function positiveInteger(name: string, value: number): number {

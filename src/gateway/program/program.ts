@@ -5,7 +5,7 @@
 // service with no upstream is still allowed: it answers 502 naming the missing upstream).
 import type { Ajv } from 'ajv';
 import type { ReleaseView } from '../../catalogue/resolve.js';
-import { createBodyAjv, createParamAjv } from '../../catalogue/validators.js';
+import { processAjv } from '../../catalogue/validators.js';
 import type { PluginRegistry } from '../../builders/plugin.js';
 import { DEFAULT_REWRITE_LIMIT, upstreamTarget, type UpstreamProxy } from '../../upstream/proxy.js';
 import type { Admission } from '../admission/admission.js';
@@ -44,8 +44,6 @@ export interface ProgramOptions {
    * per endpoint). Nothing in it can fail that was not checked here already.
    */
   lazyTable?: boolean;
-  /** The ajv instances, shared by the programs of one gateway state (default: this program's own). */
-  ajv?: SharedAjv;
   /** The release each service's upstream speaks (--upstream-release); version changes carry older requests up to it. */
   upstreamRelease?: Record<string, string>;
   /** Keys the gateway holds (signing mode), per service: a migrated signed request is signed again with them. */
@@ -56,29 +54,14 @@ export interface ProgramOptions {
   userData?: UserDataBridge;
 }
 
-/** Parameter and body ajv instances, made on the first validation (ajv costs start-up time). */
-export interface SharedAjv {
-  readonly param: Ajv;
-  readonly body: Ajv;
-}
-
-/** The same ajv options the catalogue check compiled every schema with at load. */
-export function sharedAjv(): SharedAjv {
-  let param: Ajv | undefined;
-  let body: Ajv | undefined;
-  return {
-    get param() { return (param ??= createParamAjv()); },
-    get body() { return (body ??= createBodyAjv()); },
-  };
-}
-
 export function compileProgram(o: ProgramOptions): Program {
   checkPlugins(o.views, o.plugins);
   // Drift hides what a client sends under a stream path (/ws/<listen key>): a key position.
   o.drift?.keyPositions(o.views.flatMap((v) => (v.service.streamPaths ? [v.service.streamPaths.raw, v.service.streamPaths.combined] : [])));
   let table = o.lazyTable ? undefined : buildRouteTable(o.views);
   const origins = new Set(o.corsOrigins);
-  const ajv = o.ajv ?? sharedAjv();
+  // The process's ajv (catalogue/validators.ts): identical schemas compile once for every release and reload.
+  const ajv = processAjv;
   return {
     get table() { return (table ??= buildRouteTable(o.views)); },
     hooks: o.hooks,

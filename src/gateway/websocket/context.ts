@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Ajv } from 'ajv';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { ReleaseView } from '../../catalogue/resolve.js';
-import { createParamAjv } from '../../catalogue/validators.js';
+import { processAjv } from '../../catalogue/validators.js';
 import type { Relay } from '../../upstream/ws-relay.js';
 import { upstreamBase } from '../../upstream/upstream-base.js';
 import { identityOf } from '../observe/request-id.js';
@@ -54,7 +54,7 @@ export interface WsContext {
 export function wsContext(opts: WebsocketOptions): WsContext {
   // Websocket parameters are JSON values; coercion keeps the check as lenient on scalar types as the
   // REST path is on query text (the forwarded frame is the client's bytes either way).
-  const ajv = createParamAjv();
+  const ajv = processAjv.param;
   const services = opts.views.map((view) => serviceWs(view, opts, ajv));
   const streamsService = services.find((s) => s.view.service.streams.length > 0);
   const wsApiService = services.find((s) => s.view.service.wsMethods.length > 0);
