@@ -55,13 +55,13 @@ const MAX_COMPILED = 20_000;
  * mostly check an endpoint with the same schema, and each compiled function is generated code.
  * (ajv's own cache is keyed by the schema object, which every route builds afresh.)
  */
-export function compileShared(ajv: Ajv, schema: Record<string, unknown>): ValidateFunction {
+export function compileShared(ajv: Ajv, schema: Record<string, unknown>, max = MAX_COMPILED): ValidateFunction {
   let byText = compiled.get(ajv);
   if (!byText) compiled.set(ajv, (byText = new Map()));
   const text = JSON.stringify(schema);
   let fn = byText.get(text);
   if (fn) return fn;
-  if (byText.size >= MAX_COMPILED) {
+  if (byText.size >= max) {
     byText.clear();
     ajv.removeSchema(); // ajv keeps every schema object it compiled: forgotten with the texts
   }
