@@ -1,7 +1,7 @@
 // The log's writes (src/fd-writer.ts): straight to the descriptor while it takes each write whole;
 // a non-blocking pipe that fills hands over to sonic-boom, and every byte still arrives, in order; a
 // reader that went away stops the writes without an error.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -9,9 +9,26 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { fdWriter } from '../../src/fd-writer.js';
 import { tempDir } from '../support/temp.js';
+import { NODE_FLAGS, ROOT } from '../support/processes.js';
 
 const test = suite('fd writer');
+/** Whether this process has loaded sonic-boom (by now: an earlier file of a lane may have). */
 const sonicBoomLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/sonic-boom/'));
+
+/**
+ * Whether writing `lines` to a file through fdWriter loads sonic-boom, asked of a process of its own:
+ * in a test lane an earlier file may have loaded it already.
+ */
+function sonicBoomLoadedBy(file: string, lines: string[]): boolean {
+  const script = `
+    import { openSync } from 'node:fs';
+    import { createRequire } from 'node:module';
+    import { fdWriter } from ${JSON.stringify(join(ROOT, 'dist/src/fd-writer.js'))};
+    const w = fdWriter(openSync(${JSON.stringify(file)}, 'w'));
+    for (const l of ${JSON.stringify(lines)}) w.write(l);
+    console.log(Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/sonic-boom/')));`;
+  return execFileSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], { encoding: 'utf8' }).trim() === 'true';
+}
 
 /** The write end of a pipe into `sh -c script`: node opened it non-blocking. */
 function pipeInto(script: string) {
@@ -29,7 +46,9 @@ test('a file: each write lands at once (no buffer of its own)', () => {
   w.write('two\n');
   assert.is(readFileSync(file, 'utf8'), 'one\ntwo\n');
   closeSync(fd);
-  assert.not.ok(sonicBoomLoaded(), 'sonic-boom loaded for writes that never blocked');
+  const fresh = join(tempDir('fd-writer'), 'log');
+  assert.not.ok(sonicBoomLoadedBy(fresh, ['one\n', 'two\n']), 'sonic-boom loaded for writes that never blocked');
+  assert.is(readFileSync(fresh, 'utf8'), 'one\ntwo\n');
 });
 
 test('a full non-blocking pipe: sonic-boom waits for the reader, and all 1 MiB arrives whole and in order', async () => {
