@@ -29,7 +29,7 @@
 // competes with the other files (the suite's CPU went from 110 s to 101 s). The node processes the
 // tests start (gateways, upstreams, tools) take the same flag (NODE_FLAGS, test/support/processes.ts).
 // No other V8 flag: some (--expose-gc, --no-opt among them) make node compile the internal modules it
-// loads lazily without their code cache, ~30-40 ms of CPU a process; the two files that want a
+// loads lazily without their code cache, ~30-40 ms of CPU a process; the files that want a
 // collection get gc() at run time (test/support/gc.ts). Soaks measure heaps: --expose-gc.
 // Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
 // count assertions and fail a test that made none (a test that cannot fail proves nothing); a file

@@ -15,6 +15,7 @@ import { loadCatalogueOffLoop } from '../../src/catalogue/load-in-worker.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { ROOT } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { collectGarbage } from '../support/gc.js';
 
 const test = suite('catalogue load off the request loop');
 const ENDPOINTS = 1_500;
@@ -42,16 +43,27 @@ test('a 1 500-endpoint load off the loop holds the event loop for a small fracti
   const sync = loadCatalogue(dir, { cacheDir: false }); // the same work as a reload's, without any cache
   const syncMs = performance.now() - t0;
   assert.is(sync.catalogue.services[0].endpoints.length, ENDPOINTS);
-  const lag = monitorEventLoopDelay({ resolution: 5 });
-  lag.enable();
-  const t1 = performance.now();
-  const off = await loadCatalogueOffLoop(dir, { cacheDir: false });
-  const offMs = performance.now() - t1;
-  await sleep(20); // the histogram records a delay when its timer next fires
-  lag.disable();
-  const maxLagMs = lag.max / 1e6;
-  console.log(`    sync loadCatalogue ${syncMs.toFixed(0)} ms; off the loop ${offMs.toFixed(0)} ms, longest event-loop delay ${maxLagMs.toFixed(1)} ms (${(100 * maxLagMs / syncMs).toFixed(1)} %)`);
-  assert.ok(maxLagMs < syncMs * 0.25, `event loop held ${maxLagMs.toFixed(1)} ms, a synchronous load takes ${syncMs.toFixed(0)} ms`);
+  // The longest delay also holds whatever else stops this process: a collection of the lane's heap,
+  // or the kernel giving a loaded machine's cores to other processes (248 ms once in CI, against
+  // 9-14 ms). So each window starts after a full collection, and the least of up to three windows is
+  // judged: loading on the loop would hold every one of them for most of a load.
+  const windows: number[] = [];
+  let off: Awaited<ReturnType<typeof loadCatalogueOffLoop>> | undefined;
+  while (windows.length < 3 && (windows.length === 0 || Math.min(...windows) >= syncMs * 0.25)) {
+    collectGarbage();
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
+    const t1 = performance.now();
+    off = await loadCatalogueOffLoop(dir, { cacheDir: false });
+    const offMs = performance.now() - t1;
+    await sleep(20); // the histogram records a delay when its timer next fires
+    lag.disable();
+    windows.push(lag.max / 1e6);
+    console.log(`    sync loadCatalogue ${syncMs.toFixed(0)} ms; off the loop ${offMs.toFixed(0)} ms, longest event-loop delay ${windows.at(-1)!.toFixed(1)} ms (${(100 * windows.at(-1)! / syncMs).toFixed(1)} %)`);
+  }
+  const maxLagMs = Math.min(...windows);
+  assert.ok(maxLagMs < syncMs * 0.25, `event loop held ${windows.map((w) => w.toFixed(1)).join(', ')} ms in ${windows.length} loads, a synchronous load takes ${syncMs.toFixed(0)} ms`);
+  off = off!;
   assert.is(off.hash, sync.hash);
   assert.is(off.fromCache, false);
   assert.ok(JSON.stringify(off.catalogue) === JSON.stringify(sync.catalogue), 'the same catalogue as the synchronous load');
