@@ -54,13 +54,15 @@ test('1 000 concurrent GETs, upstream answering in 20 ms: 1 000 × 200, p99 with
     const fastAfter = await burst(gw.url, '/api/v3/time', 1000);
     // At most CEILING at the upstream at once: the last of 1 000 waits ceil(1000 / 128) = 8 rounds
     // of 20 ms behind the others. The limit starts at 20 and grows while the upstream keeps up, so
-    // allow twice the rounds, on top of twice what the instant burst took: the delayed burst costs more
-    // CPU than the instant one (the queue's bookkeeping, 1 000 timers at the upstream), and with the
-    // CPU scarce that cost is time (beside two busy loops: p99 2 850 ms against instant 1 508 / 1 499;
-    // 1.5x the reference allowed 2 682). Quiet: p99 628 ms, instant 595 / 655 ms, bound 1 731 ms.
+    // allow twice the rounds, on top of three times what the instant burst took: the delayed burst
+    // costs more CPU than the instant one (the queue's bookkeeping, 1 000 timers at the upstream), and
+    // with the CPU scarce that cost is time, the more so the scarcer (beside two busy loops: p99 2 850 ms
+    // against instant 1 508 / 1 499, 1.9x; in CI's loaded run 2.4-2.5x on all three tries, 9 513 ms
+    // against 3 948). Quiet: p99 628 ms, instant 595 / 655 ms. Serving one request at a time would
+    // take 1 000 x 20 ms = 20 s on top of the gateway's own cost: past this bound quiet or loaded.
     const rounds = Math.ceil(1000 / CEILING);
     const reference = Math.max(percentile(fast, 99), percentile(fastAfter, 99));
-    const bound = 2 * reference + 2 * rounds * 20 + 100;
+    const bound = 3 * reference + 2 * rounds * 20 + 100;
     const p99 = percentile(slow, 99);
     attempts.push(`p99 ${p99.toFixed(0)} ms (instant upstream ${percentile(fast, 99).toFixed(0)} / ${percentile(fastAfter, 99).toFixed(0)} ms; bound ${bound.toFixed(0)} ms)`);
     console.log(`burst of 1 000, try ${attempt}: ${attempts.at(-1)}`);
