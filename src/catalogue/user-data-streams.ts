@@ -2,11 +2,12 @@
 // listen key (`<listenKey>`), and the API_KEY endpoints requiring that placeholder as a parameter:
 // PUT keeps the key alive, DELETE closes it. The gateway (gateway/websocket/user-data.ts) keeps
 // such a stream alive at its keepAlive.interval; the loader requires one wherever a PUT exists.
+import { placeholderName } from './changes/bridges.js';
 import type { Parameter, SecurityScheme, Service } from './model.js';
 
 /** The listen-key parameter a user-data stream template names ("<listenKey>" → "listenKey"), else undefined. */
 export function listenKeyOf(template: string): string | undefined {
-  return /^<(\w+)>$/.exec(template)?.[1];
+  return placeholderName(template);
 }
 
 /** An endpoint with this security and these parameters takes the listen key `param` with the API key. */

@@ -5,6 +5,9 @@
 // (`via`); the code of the part lives in the gateway (gateway/user-data/). Without a key the old
 // operation answers 410 naming its replacement.
 
+import type { Service } from '../model.js';
+import type { BridgeStep, Change } from './types.js';
+
 export interface Bridge {
   summary: string;
   /** The parts an old operation may play, each with what the gateway does for it. */
@@ -70,13 +73,31 @@ export function subscriptionIdField(upstream: unknown): string | undefined {
   return placeholderPath(upstream, 'subscriptionId')?.at(-1);
 }
 
+/** The name of a template value that is one placeholder ("<symbol>" → "symbol"), else undefined. */
+export function placeholderName(value: unknown): string | undefined {
+  return typeof value === 'string' ? /^<(\w+)>$/.exec(value)?.[1] : undefined;
+}
+
 /** A JSON template with its placeholders "<name>" replaced by `values` (a placeholder with no value stays as written). */
 export function fillTemplate(template: unknown, values: Readonly<Record<string, unknown>>): unknown {
   if (typeof template === 'string') {
-    const m = /^<(\w+)>$/.exec(template);
-    return m && Object.hasOwn(values, m[1]) ? values[m[1]] : template;
+    const name = placeholderName(template);
+    return name !== undefined && Object.hasOwn(values, name) ? values[name] : template;
   }
   if (Array.isArray(template)) return template.map((v) => fillTemplate(v, values));
   if (template && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillTemplate(v, values)]));
   return template;
+}
+
+/**
+ * The steps of bridge `name` the service's changes declare up to release position `upTo` (the
+ * upstream's release), the first of each action, each with its change: what the gateway runs for it.
+ */
+export function bridgeStepsUpTo(service: Service, upTo: number, name: string): Partial<Record<string, { step: BridgeStep; change: Change }>> {
+  const found: Partial<Record<string, { step: BridgeStep; change: Change }>> = {};
+  for (const change of service.changes.changes) {
+    if (change.index > upTo) continue;
+    for (const step of change.request) if (step.kind === 'bridge' && step.name === name) found[step.action] ??= { step, change };
+  }
+  return found;
 }

@@ -8,7 +8,7 @@ import { describeEvent, eventsAt } from './events.js';
 import { composePlan } from './compose.js';
 import { covers } from './covers.js';
 import { changeAt, declaredAt, endpointAt, moveTargetAt, unbridgeableAt, upstreamIndex } from './lookup.js';
-import { bridgeNamed, placeholderPath, subscriptionIdField } from './bridges.js';
+import { bridgeNamed, placeholderName, placeholderPath, subscriptionIdField } from './bridges.js';
 import { bodyFields, jsonName, splitStep } from './body-steps.js';
 import { checkAnswerStep, checkJsonStep, movePathProblem, type At, type JsonContext } from './check-steps.js';
 import { transformNamed } from './transforms.js';
@@ -168,7 +168,7 @@ function checkRequestStep(service: Service, c: Change, ep: Endpoint, step: Reque
       if ((s.token || s.scope) && !b.tokens) at(s.at, `bridge ${s.name} subscribes with its key: it takes no token or scope`);
       if (s.token) checkToken(service, c, s, via, at);
       for (const [k, v] of Object.entries(s.scope ?? {})) {
-        const from = typeof v === 'string' ? /^<(\w+)>$/.exec(v)?.[1] : undefined;
+        const from = placeholderName(v);
         if (from && !names.has(from)) at(s.at, `scope ${k}: "<${from}>" is not a parameter of ${c.operation} at ${x.before}`);
       }
       if (b.feeds.includes(s.action)) {

@@ -13,6 +13,11 @@ export function operationKind(key: string): OperationKind {
   return key.startsWith(WS_API) ? 'ws-api' : key.startsWith(STREAM) ? 'stream' : 'rest';
 }
 
+/** The method a websocket-API operation names ("ws-api userDataStream.subscribe" → "userDataStream.subscribe"). */
+export function wsApiMethod(key: string): string {
+  return key.startsWith(WS_API) ? key.slice(WS_API.length) : key;
+}
+
 const made = new WeakMap<Service, Endpoint[]>();
 
 /** The websocket-API methods and stream templates of a service, as endpoints keyed "ws-api …" / "stream …". */

@@ -9,8 +9,9 @@
 // The marginListenKeys bridge's keys are each bound to a margin account and fed from that account's
 // token-made subscription (token-subscriptions.ts): a stream's events come from its keys' accounts.
 import type WebSocket from 'ws';
-import { fillTemplate, placeholderPath, subscriptionIdField } from '../../catalogue/changes/bridges.js';
+import { bridgeStepsUpTo, fillTemplate, placeholderPath, subscriptionIdField } from '../../catalogue/changes/bridges.js';
 import { upstreamIndex } from '../../catalogue/changes/lookup.js';
+import { wsApiMethod } from '../../catalogue/changes/ws-operations.js';
 import { durationSeconds } from '../../catalogue/duration.js';
 import type { Service } from '../../catalogue/model.js';
 import { listenKeyOf } from '../../catalogue/user-data-streams.js';
@@ -236,21 +237,16 @@ export class UserDataBridge {
 export function bridgeDefinition(o: UserDataOptions): StoreDefinition | undefined {
   const { service } = o;
   const u = upstreamIndex(service, o.upstreamRelease);
-  const parts: Partial<Record<string, { via: string; events?: StoreDefinition['events']; operation: string }>> = {};
-  for (const c of service.changes.changes) {
-    if (c.index > u) continue;
-    for (const s of c.request) if (s.kind === 'bridge' && s.name === LISTEN_KEYS) parts[s.action] ??= { via: s.via, events: c.events, operation: c.operation };
-  }
-  const { create, close, feed } = parts;
-  if (!create || !close || !feed?.events) return undefined;
-  const stream = feed.operation.replace(/^stream /, '');
+  const { create, close, feed } = bridgeStepsUpTo(service, u, LISTEN_KEYS);
+  const events = feed?.change.events;
+  if (!create || !close || !events) return undefined;
+  const stream = feed.change.operation.replace(/^stream /, '');
   const template = service.streams.find((s) => s.name === stream);
   if (!template?.keepAlive) return undefined; // the loader requires it where a keep-alive endpoint exists
-  const method = (via: string) => via.replace(/^ws-api /, '');
   const { settings } = o;
   return {
-    url: o.wsApiUrl, subscribe: method(create.via), unsubscribe: method(close.via), stream,
-    events: feed.events, eventPath: placeholderPath(feed.events.upstream, 'event') ?? ['event'], idField: subscriptionIdField(feed.events.upstream),
+    url: o.wsApiUrl, subscribe: wsApiMethod(create.step.via), unsubscribe: wsApiMethod(close.step.via), stream,
+    events, eventPath: placeholderPath(events.upstream, 'event') ?? ['event'], idField: subscriptionIdField(events.upstream),
     limits: {
       keysPerToken: settings.keysPerToken, keys: settings.keys, streamsPerToken: settings.streamsPerToken, lingerMs: settings.lingerMs,
       expiresAfterMs: o.expiresAfterMs ?? durationSeconds(template.keepAlive.expiresAfter) * 1000,

@@ -6,8 +6,9 @@
 // the subscriptions held are bounded by the accounts the gateway's key really has. Accounts new to
 // the gateway are tried at a bounded rate (a burst of BURST, then one a second): creates naming
 // made-up accounts cost the exchange little.
-import { fillTemplate } from '../../catalogue/changes/bridges.js';
-import type { BridgeStep, Scalar, TokenSource } from '../../catalogue/changes/types.js';
+import { bridgeStepsUpTo, fillTemplate, placeholderName } from '../../catalogue/changes/bridges.js';
+import type { Scalar, TokenSource } from '../../catalogue/changes/types.js';
+import { wsApiMethod } from '../../catalogue/changes/ws-operations.js';
 import type { Service } from '../../catalogue/model.js';
 import type { Secret } from '../../upstream/signing/secret.js';
 import { GatewayError } from '../errors.js';
@@ -23,12 +24,10 @@ export interface AccountScope {
 /** The scope template of a bridge step (changes.yaml `scope`), "<name>" filled from a request's params. */
 export type ScopeTemplate = Readonly<Record<string, Scalar>>;
 
-const placeholder = (v: unknown): string | undefined => (typeof v === 'string' ? /^<(\w+)>$/.exec(v)?.[1] : undefined);
-
 /** The account a request names, and the parameters its template wanted that the request did not send. */
 export function scopeOf(template: ScopeTemplate | undefined, params: Readonly<Record<string, unknown>>): { scope: AccountScope; missing: string[] } {
   const filled = fillTemplate(template ?? {}, params) as Record<string, unknown>;
-  const wanted = Object.values(template ?? {}).map(placeholder).filter((n): n is string => n !== undefined);
+  const wanted = Object.values(template ?? {}).map(placeholderName).filter((n): n is string => n !== undefined);
   const missing = wanted.filter((n) => params[n] === undefined || params[n] === '');
   const out: Record<string, string> = {};
   for (const k of Object.keys(filled).sort()) out[k] = String(filled[k]);
@@ -45,7 +44,7 @@ export function sameAccount(held: AccountScope | undefined, template: ScopeTempl
   const keys = Object.keys(template);
   if (keys.length !== Object.keys(held.params).length) return false;
   return keys.every((k) => {
-    const name = placeholder(template[k]);
+    const name = placeholderName(template[k]);
     const want = name === undefined ? String(template[k]) : params[name];
     return Object.hasOwn(held.params, k) && (want === undefined || want === '' || held.params[k] === String(want));
   });
@@ -187,18 +186,9 @@ export interface TokenParts {
 
 /** The parts of `bridge` in the service's changes up to release position `u`, or undefined when it declares no create with a token and no close. */
 export function tokenParts(service: Service, u: number, bridge: string): TokenParts | undefined {
-  let create: BridgeStep | undefined;
-  let close: string | undefined;
-  for (const c of service.changes.changes) {
-    if (c.index > u) continue;
-    for (const s of c.request) {
-      if (s.kind !== 'bridge' || s.name !== bridge) continue;
-      if (s.action === 'create' && s.token) create ??= s;
-      if (s.action === 'close') close ??= s.via;
-    }
-  }
-  const method = (via: string) => via.replace(/^ws-api /, '');
-  return create?.token && close ? { create: method(create.via), close: method(close), token: create.token } : undefined;
+  const { create, close } = bridgeStepsUpTo(service, u, bridge);
+  const token = create?.step.token;
+  return token && close ? { create: wsApiMethod(create.step.via), close: wsApiMethod(close.step.via), token } : undefined;
 }
 
 /** Where and with what the gateway obtains tokens: the REST base, the service's API-key header and the gateway's key. */
