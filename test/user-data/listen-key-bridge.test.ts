@@ -16,6 +16,7 @@ import { startGateway, type RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
 import { closed, connect, isRefused, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
 import { dir, ED, ED_KEY, HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { until } from '../support/until.js';
 
 const test = suite('user data: the listen-key bridge and today\'s subscription through the gateway');
 
@@ -78,13 +79,6 @@ const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 const wsBase = (g: RunningGateway) => g.url.replace(/^http/, 'ws');
 
 /** Poll until `f` is true (or fail after `ms`). */
-async function until(f: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await sleep(25);
-  }
-}
 
 const retired = (frames: { method: string }[], records: { url: string }[]) => [
   ...records.filter((r) => r.url.startsWith('/api/v3/userDataStream')).map((r) => r.url),

@@ -13,6 +13,7 @@ import { startUpstream, type Upstream } from '../support/processes.js';
 import { closed, connect, isRefused, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 import { writeTokens } from './tokens-file.js';
+import { until } from '../support/until.js';
 
 const test = suite('user data: margin listen keys carried onto listen-token subscriptions');
 
@@ -64,13 +65,6 @@ async function create(g: RunningGateway, path: string): Promise<string> {
 const stream = (g: RunningGateway, key: string) => open(`${g.url.replace(/^http/, 'ws')}/@3.12.0/ws/${key}?token=${TOKENS.bot}`);
 const next = async (ws: Parameters<typeof nextMessage>[0], ms?: number) => JSON.parse(String((await nextMessage(ws, ms)).data)) as Record<string, unknown>;
 
-async function until(f: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await sleep(20);
-  }
-}
 
 /** Calls of the retired margin listen-key flow the stand-in saw (REST) — none may reach it. */
 const retired = (records: { url: string }[]) => records.filter((r) => r.url.startsWith('/sapi/v1/userDataStream')).map((r) => r.url);

@@ -9,8 +9,9 @@ import { writeTokens } from './tokens-file.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { startUpstream, type Upstream } from '../support/processes.js';
-import { closed, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
+import { closed, nextMessage, open } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { until } from '../support/until.js';
 
 const test = suite('user data across reloads: the bridge follows --upstream-release; revoked tokens lose their connections');
 
@@ -35,13 +36,6 @@ function args(tokensFile: string, extra: string[] = []): string[] {
 const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 const wsBase = (g: RunningGateway) => g.url.replace(/^http/, 'ws');
 
-async function until(f: () => Promise<boolean> | boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await sleep(20);
-  }
-}
 
 test('a reload that moves --upstream-release past the listen keys\' retirement makes the bridge; one that moves back ends it', async () => {
   const tokensFile = writeTokens('reload-bridge-tokens.yaml', [entry('bot')]);

@@ -13,6 +13,7 @@ import { writeTokens } from './tokens-file.js';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
 import { closed, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
+import { until } from '../support/until.js';
 
 const test = suite('user data under --workers 2: one store and one subscription in the primary');
 
@@ -51,13 +52,6 @@ function call(method: string, path: string, token: string): Promise<{ status: nu
   });
 }
 
-async function until(f: () => Promise<boolean> | boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await sleep(20);
-  }
-}
 
 const streamUrl = (key: string, token: string) => `${gw.url.replace(/^http/, 'ws')}/@3.12.0/ws/${key}?token=${token}`;
 /** The resident memory of the gateway's workers, KiB. */
