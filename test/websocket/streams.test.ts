@@ -9,8 +9,9 @@ import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { StreamMatcher } from '../../src/gateway/websocket/stream-names.js';
 import { routeOf, upstreamUrl, wsApiBase } from '../../src/gateway/websocket/routes.js';
 import type { RunningGateway } from '../../src/server.js';
+import { until } from '../support/until.js';
 import {
-  closed, connect, isRefused, nextMessage, open, sleep, startWsUpstream, wsGatewayAt, wsUrl, type Refused, type WsUpstream,
+  closed, connect, isRefused, nextMessage, open, startWsUpstream, wsGatewayAt, wsUrl, type Refused, type WsUpstream,
 } from './ws-upstream.js';
 
 const { catalogue } = loadCatalogue(); // the gateways below load the same (cached) catalogue
@@ -163,7 +164,8 @@ test('SUBSCRIBE with an invalid name: error frame with the id, not forwarded; a 
   c.ws.send(good);
   assert.equal(JSON.parse((await nextMessage(c.ws)).data.toString()), { result: null, id: 2 });
   c.ws.send('{"method":"LIST_SUBSCRIPTIONS","id":3}'); // not the gateway's to check
-  await sleep(50);
+  // Frames on one connection arrive in order: any invalid one forwarded would come before these two.
+  await until(() => conn.received.length >= 2);
   assert.equal(conn.received.map((f) => f.data.toString()), [good, '{"method":"LIST_SUBSCRIPTIONS","id":3}'], 'only valid frames reached the upstream');
   c.ws.close();
 });
@@ -183,7 +185,7 @@ test('binary stays binary, text stays text, bytes identical, both ways', async (
   assert.is(m2.data.toString('utf8'), text);
   c.ws.send(bin, { binary: true });
   c.ws.send(text);
-  for (let waited = 0; conn.received.length < 2 && waited < 2000; waited += 10) await sleep(10); // a loaded machine may take longer than 50 ms
+  await until(() => conn.received.length >= 2);
   assert.ok(conn.received[0].isBinary && Buffer.compare(conn.received[0].data, bin) === 0);
   assert.ok(!conn.received[1].isBinary && conn.received[1].data.toString() === text);
   c.ws.close();
