@@ -67,6 +67,21 @@ export function resolveService(service: Service, releaseId?: string): ReleaseVie
  * that already hold positions (the diff walks hundreds of them) skip the lookup by id.
  */
 export function resolveServiceAt(service: Service, at: number): ReleaseView {
+  let views = resolved.get(service);
+  if (!views) resolved.set(service, (views = new Map()));
+  let view = views.get(at);
+  if (!view) views.set(at, (view = resolveNow(service, at)));
+  return view;
+}
+
+/**
+ * Views already resolved, per service and release position: a model is shared while it is
+ * unchanged (./model-cache.ts), so every gateway, reload and tool of a process that serves it
+ * resolves each release once. Keyed by the service, they go with its model.
+ */
+const resolved = new WeakMap<Service, Map<number, ReleaseView>>();
+
+function resolveNow(service: Service, at: number): ReleaseView {
   let byEndpoint = interned.get(service);
   if (!byEndpoint) interned.set(service, (byEndpoint = new Map()));
   const endpoints: EndpointAt[] = [];

@@ -1,0 +1,87 @@
+// One process reads a kept model once while its cache file is unchanged: a reload of an unchanged
+// catalogue, and every gateway or tool of the process, share the model and the releases resolved
+// from it. A cache file written since (by anyone), or a folder that changed, is read again; and the
+// process keeps at most two models in memory.
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { suite } from '../support/uvu.js';
+import * as assert from '../support/assert.js';
+import { loadCatalogue } from '../../src/catalogue/load.js';
+import { findService, resolveService } from '../../src/catalogue/resolve.js';
+import { ROOT } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
+import { cacheDirWithParses } from '../support/cache-dir.js';
+
+const test = suite('catalogue model reuse');
+
+const SERVICE = "id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: error }\n";
+const endpoints = (path: string) => `module: m\nendpoints:\n  - method: GET\n    path: ${path}\n`;
+
+function catalogue(path: string): string {
+  const dir = tempDir('model-reuse-');
+  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
+  for (const [name, text] of Object.entries({ 'demo/service.yaml': SERVICE, 'demo/endpoints/m.yaml': endpoints(path) })) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+const modelFile = (cacheDir: string) => {
+  const names = readdirSync(cacheDir).filter((n) => /^catalogue-.*\.json$/.test(n));
+  assert.is(names.length, 1, names.join(', '));
+  return join(cacheDir, names[0]);
+};
+
+test('an unchanged folder: one model and one resolved release for every load of the process', () => {
+  const cacheDir = cacheDirWithParses('model-reuse-cache-');
+  const dir = catalogue('/v1/a');
+  assert.is(loadCatalogue(dir, { cacheDir }).fromCache, false);
+  const [a, b] = [loadCatalogue(dir, { cacheDir }), loadCatalogue(dir, { cacheDir })];
+  assert.ok(a.fromCache && b.fromCache);
+  assert.ok(a.catalogue === b.catalogue, 'the second read shares the first one\'s model');
+  const demo = findService(a.catalogue, 'demo');
+  assert.ok(resolveService(demo) === resolveService(findService(b.catalogue, 'demo')), 'and its resolved release');
+  assert.equal(resolveService(demo).served.map((e) => e.endpoint.path), ['/v1/a']);
+});
+
+test('a cache file written since is read again: replaced, or other bytes in place; another process marking it used is no change', () => {
+  const cacheDir = cacheDirWithParses('model-reuse-cache-');
+  const dir = catalogue('/v1/a');
+  loadCatalogue(dir, { cacheDir });
+  const first = loadCatalogue(dir, { cacheDir }).catalogue;
+  const file = modelFile(cacheDir);
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(file, later, later); // what another process's read does
+  assert.ok(loadCatalogue(dir, { cacheDir }).catalogue === first);
+  // Another writer's model, renamed in as writers do (same size: only the path's last letter differs).
+  writeFileSync(`${file}.new`, readFileSync(file, 'latin1').replaceAll('"/v1/a"', '"/v1/z"'));
+  renameSync(`${file}.new`, file);
+  const replaced = loadCatalogue(dir, { cacheDir });
+  assert.ok(replaced.catalogue !== first, 'the replaced file was read');
+  assert.equal(findService(replaced.catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/z']);
+  writeFileSync(file, readFileSync(file, 'latin1').replaceAll('"/v1/z"', '"/v1/yy"'));
+  assert.equal(findService(loadCatalogue(dir, { cacheDir }).catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/yy'], 'the file written in place was read');
+});
+
+test('a changed folder gets its own model; two unserved models at most are kept in the process', () => {
+  const cacheDir = cacheDirWithParses('model-reuse-cache-');
+  const dir = catalogue('/v1/a');
+  loadCatalogue(dir, { cacheDir });
+  const first = loadCatalogue(dir, { cacheDir }).catalogue;
+  // Two other folders read from their caches push the first one's model out: it is read anew.
+  for (const other of [catalogue('/v1/c'), catalogue('/v1/d')]) {
+    loadCatalogue(other, { cacheDir });
+    loadCatalogue(other, { cacheDir });
+  }
+  const back = loadCatalogue(dir, { cacheDir });
+  assert.ok(back.fromCache, 'the model is still kept on disk');
+  assert.ok(back.catalogue !== first, 'but no longer in the process');
+  assert.equal(findService(back.catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/a']);
+  writeFileSync(join(dir, 'demo/endpoints/m.yaml'), endpoints('/v1/b'));
+  const changed = loadCatalogue(dir, { cacheDir });
+  assert.is(changed.fromCache, false);
+  assert.equal(findService(changed.catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/b']);
+});
+
+test.run();
