@@ -11,6 +11,7 @@ import { folderKey, markUsed, pruneLeastRecent } from './cache-folder.js';
 import { readCatalogueFolder } from './catalogue-files.js';
 import { keepHash, keptHash } from './folder-fingerprint.js';
 import { writeAtomically } from './write-atomically.js';
+import { recall, remember } from './parsed-models.js';
 import type { Problem } from './problems.js';
 import type { Catalogue } from './model.js';
 
@@ -113,15 +114,6 @@ function cacheFileOf(cacheDir: string, root: string, hash: string): string {
   return join(cacheDir, cacheFileName(root, digest));
 }
 
-/**
- * Models this process has read, by cache file (its name holds the folder and the content hash) and
- * the file's identity on disk: a reload of an unchanged catalogue, and every gateway or tool of one
- * process, share one parse (~10-40 ms of CPU for the exchange's) and, keyed by its objects, what is
- * derived from it (resolved releases, compiled checks). Nothing mutates a loaded model. Two entries:
- * the model served and the one a reload brings, so an operator's process keeps no older ones.
- */
-const parsed = new Map<string, { identity: string; model: LoadResult }>();
-const PARSED_KEPT = 2;
 
 /** The model kept for `root` with content `hash`, or undefined (none yet, or unreadable: it is built). */
 function readModel(cacheDir: string, root: string, hash: string): { cached: LoadResult } | undefined {
@@ -131,16 +123,11 @@ function readModel(cacheDir: string, root: string, hash: string): { cached: Load
     // writer here does, or other bytes), it is read again. Not its times: other processes mark it used.
     const st = statSync(file);
     const identity = `${st.ino}:${st.size}`;
-    let hit = parsed.get(file);
-    if (hit?.identity !== identity) {
-      // The file is ASCII (asciiJson): read as latin1, a plain copy of its bytes, not a UTF-8 decode.
-      hit = { identity, model: JSON.parse(readFileSync(file, 'latin1')) as LoadResult };
-    }
+    // The file is ASCII (asciiJson): read as latin1, a plain copy of its bytes, not a UTF-8 decode.
+    const { catalogue, warnings } = recall(file, identity) ?? JSON.parse(readFileSync(file, 'latin1')) as LoadResult;
     markUsed(file);
-    parsed.delete(file);
-    parsed.set(file, hit);
-    for (const k of parsed.keys()) if (parsed.size > PARSED_KEPT) parsed.delete(k);
-    return { cached: { ...hit.model, fromCache: true, hash } };
+    remember(file, identity, { catalogue, warnings });
+    return { cached: { catalogue, warnings, fromCache: true, hash } };
   } catch {
     return undefined;
   }

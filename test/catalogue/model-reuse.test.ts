@@ -1,7 +1,7 @@
-// One process reads a kept model once while its cache file is unchanged: a reload of an unchanged
-// catalogue, and every gateway or tool of the process, share the model and the releases resolved
-// from it. A cache file written since (by anyone), or a folder that changed, is read again; and the
-// process keeps at most two models in memory.
+// One process reads a kept model once while its cache file is unchanged and something holds it: the
+// gateways and tools of a process that load an unchanged catalogue share the model and the releases
+// resolved from it. A cache file written since (by anyone), or a folder that changed, is read again; and a
+// model no one holds any more is not kept for reuse.
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { suite } from '../support/uvu.js';
@@ -11,6 +11,8 @@ import { findService, resolveService } from '../../src/catalogue/resolve.js';
 import { ROOT } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { cacheDirWithParses } from '../support/cache-dir.js';
+import { collectGarbage } from '../support/gc.js';
+import { releaseHeld } from '../../src/catalogue/parsed-models.js';
 
 const test = suite('catalogue model reuse');
 
@@ -64,20 +66,26 @@ test('a cache file written since is read again: replaced, or other bytes in plac
   assert.equal(findService(loadCatalogue(dir, { cacheDir }).catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/yy'], 'the file written in place was read');
 });
 
-test('a changed folder gets its own model; two unserved models at most are kept in the process', () => {
+test('a changed folder gets its own model; a model no one holds any more is not kept for reuse', async () => {
   const cacheDir = cacheDirWithParses('model-reuse-cache-');
   const dir = catalogue('/v1/a');
   loadCatalogue(dir, { cacheDir });
-  const first = loadCatalogue(dir, { cacheDir }).catalogue;
-  // Two other folders read from their caches push the first one's model out: it is read anew.
-  for (const other of [catalogue('/v1/c'), catalogue('/v1/d')]) {
-    loadCatalogue(other, { cacheDir });
-    loadCatalogue(other, { cacheDir });
-  }
-  const back = loadCatalogue(dir, { cacheDir });
-  assert.ok(back.fromCache, 'the model is still kept on disk');
-  assert.ok(back.catalogue !== first, 'but no longer in the process');
-  assert.equal(findService(back.catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/a']);
+  let first: object | undefined = loadCatalogue(dir, { cacheDir }).catalogue;
+  // While it is held (a gateway serves it), loads of other folders do not push it out.
+  for (const other of [catalogue('/v1/c'), catalogue('/v1/d')]) loadCatalogue(other, { cacheDir });
+  assert.ok(loadCatalogue(dir, { cacheDir }).catalogue === first);
+  // Released (a reload replaced it) and past the minute the last read models are held, it is
+  // collected: the process does not keep it for later loads.
+  const released = new WeakRef(first);
+  first = undefined;
+  releaseHeld(); // what the hold's timer does a minute after the last read
+  await new Promise((r) => setImmediate(r)); // a WeakRef holds its target until the current job ends
+  collectGarbage();
+  await new Promise((r) => setImmediate(r));
+  assert.is(released.deref(), undefined, 'a model no one uses is not held');
+  const again = loadCatalogue(dir, { cacheDir });
+  assert.ok(again.fromCache);
+  assert.equal(findService(again.catalogue, 'demo').endpoints.map((e) => e.path), ['/v1/a']);
   writeFileSync(join(dir, 'demo/endpoints/m.yaml'), endpoints('/v1/b'));
   const changed = loadCatalogue(dir, { cacheDir });
   assert.is(changed.fromCache, false);
