@@ -3,8 +3,8 @@
 // The cache is written as ASCII JSON (a one-byte string is faster to read back). Parameter and body
 // schemas' compile verdicts are kept beside it.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -13,23 +13,15 @@ import { CatalogueError } from '../../src/catalogue/problems.js';
 import { ROOT, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 import { cacheDirWithParses } from '../support/cache-dir.js';
+import { demoCatalogue } from './demo-catalogue.js';
 
 const test = suite('catalogue cache');
 
-const SERVICE = "id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: error }\n";
 /** Accepted by a loader without the load-time schema compile; refused by this one. */
 const BAD_PARAMETER = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n    parameters: [{ name: n, schema: { type: integr } }]\n';
 const GOOD = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n';
 
-function catalogue(endpoints: string): string {
-  const dir = tempDir('cat-cache-');
-  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
-  for (const [name, text] of Object.entries({ 'demo/service.yaml': SERVICE, 'demo/endpoints/m.yaml': endpoints })) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
+const catalogue = (endpoints: string): string => demoCatalogue(endpoints, 'cat-cache-');
 
 /**
  * An "older loader": a copy of the compiled catalogue folder inside dist/ (so it resolves ajv and

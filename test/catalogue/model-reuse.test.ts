@@ -1,33 +1,23 @@
 // One process reads a kept model once while its cache file is unchanged and something holds it: the
 // gateways and tools of a process that load an unchanged catalogue share the model and the releases
-// resolved from it. A cache file written since (by anyone), or a folder that changed, is read again; and a
-// model no one holds any more is not kept for reuse.
-import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// resolved from it. A cache file written since (by anyone), or a folder that changed, is read again;
+// and a model no one holds any more is not kept for reuse once its minute of hold is over.
+import { readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { findService, resolveService } from '../../src/catalogue/resolve.js';
-import { ROOT } from '../support/processes.js';
-import { tempDir } from '../support/temp.js';
 import { cacheDirWithParses } from '../support/cache-dir.js';
+import { demoCatalogue } from './demo-catalogue.js';
 import { collectGarbage } from '../support/gc.js';
 import { releaseHeld } from '../../src/catalogue/parsed-models.js';
 
 const test = suite('catalogue model reuse');
 
-const SERVICE = "id: demo\ntitle: Demo\nkind: proxy\nupstreams: { rest: 'http://127.0.0.1:1' }\nerrors: { envelope: error }\n";
 const endpoints = (path: string) => `module: m\nendpoints:\n  - method: GET\n    path: ${path}\n`;
 
-function catalogue(path: string): string {
-  const dir = tempDir('model-reuse-');
-  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
-  for (const [name, text] of Object.entries({ 'demo/service.yaml': SERVICE, 'demo/endpoints/m.yaml': endpoints(path) })) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
+const catalogue = (path: string): string => demoCatalogue(endpoints(path), 'model-reuse-');
 
 const modelFile = (cacheDir: string) => {
   const names = readdirSync(cacheDir).filter((n) => /^catalogue-.*\.json$/.test(n));
