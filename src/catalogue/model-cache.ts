@@ -114,7 +114,6 @@ function cacheFileOf(cacheDir: string, root: string, hash: string): string {
   return join(cacheDir, cacheFileName(root, digest));
 }
 
-
 /** The model kept for `root` with content `hash`, or undefined (none yet, or unreadable: it is built). */
 function readModel(cacheDir: string, root: string, hash: string): { cached: LoadResult } | undefined {
   const file = cacheFileOf(cacheDir, root, hash);

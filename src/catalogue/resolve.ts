@@ -75,9 +75,9 @@ export function resolveServiceAt(service: Service, at: number): ReleaseView {
 }
 
 /**
- * Views already resolved, per service and release position: a model is shared while it is
- * unchanged (./model-cache.ts), so every gateway, reload and tool of a process that serves it
- * resolves each release once. Keyed by the service, they go with its model.
+ * Views already resolved, per service and release position: the gateways and tools of a process
+ * that load an unchanged catalogue share its model (./parsed-models.ts), so they resolve each
+ * release once. Keyed by the service, they go with its model.
  */
 const resolved = new WeakMap<Service, Map<number, ReleaseView>>();
 
