@@ -24,6 +24,7 @@ import { basename, join, resolve } from 'node:path';
 import { Document, isSeq, parseDocument, YAMLSeq } from 'yaml';
 import { command } from '../../src/cli/run-tool.js';
 import { parseYamlData } from '../../src/catalogue/yaml-file.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { printable } from '../../src/printable.js';
 import { entryOf, serviceDefaults } from './entry.js';
 import { catalogueSchema, readOpenApi, slug, type OpenApiDocument } from './openapi.js';
@@ -54,8 +55,10 @@ export function existingEndpointKeys(serviceDir: string): Set<string> {
   const dir = join(serviceDir, 'endpoints');
   const keys = new Set<string>();
   if (!existsSync(dir)) return keys;
+  // Through the catalogue tools' cache folder, like their loads: a file read before is not parsed again.
+  const cacheDir = cacheDirFrom();
   for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
-    const data = parseYamlData(readFileSync(join(dir, name), 'utf8'), false) as { endpoints?: { method?: string; path?: string }[] } | null;
+    const data = parseYamlData(readFileSync(join(dir, name), 'utf8'), cacheDir) as { endpoints?: { method?: string; path?: string }[] } | null;
     for (const e of data?.endpoints ?? []) if (e?.method && e?.path) keys.add(`${e.method} ${e.path}`);
   }
   return keys;
