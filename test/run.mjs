@@ -24,13 +24,16 @@
 // ~1.5 % of one, so deadlines and "within 2 s" checks would test the scheduler, not the gateway.
 // test/builders/pool/priority.test.ts checks each priority explicitly.
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
-// Test files run without V8's optimizing compiler (--no-opt; soaks keep it): a test process lives
-// a second or two, too short for TurboFan's compile work to pay back, and on two cores that work
-// competes with the other files (the suite's CPU went from 110 s to 101 s). The node processes the
-// tests start (gateways, upstreams, tools) take the same flag (NODE_FLAGS, test/support/processes.ts).
-// No other V8 flag: some (--expose-gc, --no-opt among them) make node compile the internal modules it
-// loads lazily without their code cache, ~30-40 ms of CPU a process; the files that want a
-// collection get gc() at run time (test/support/gc.ts). Soaks measure heaps: --expose-gc.
+// Test files run with V8's optimizing compiler held back (TEST_NODE_FLAGS; soaks run as users do):
+// a function is optimized only after about 15 times the work V8 waits for by default. Most code of a
+// test process runs too briefly for TurboFan's compile work to pay back, and on two cores that work
+// competes with the other files; the few loops that run long (YAML parsing, ajv's code generation, a
+// burst's request path) still get it. Alternated suite runs: CPU 154.7 / 146.5 s with --no-opt, 141.7
+// / 135.6 s with this (--no-opt had taken the suite's CPU from 110 s to 101 s against the default).
+// The node processes the tests start (gateways, upstreams, tools) take the same flags (NODE_FLAGS,
+// test/support/processes.ts). No other V8 flag: any (--expose-gc, these among them) makes node compile
+// the internal modules it loads lazily without their code cache, ~30-40 ms of CPU a process; the files
+// that want a collection get gc() at run time (test/support/gc.ts). Soaks measure heaps: --expose-gc.
 // Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
 // count assertions and fail a test that made none (a test that cannot fail proves nothing); a file
 // under dist/test that imports uvu or uvu/assert itself would escape the count, so it fails the run.
@@ -64,6 +67,8 @@ const suffix = soak ? '.soak.js' : '.test.js';
 const concurrency = Number(process.env.TEST_CONCURRENCY) || (soak ? 1 : availableParallelism() * 3);
 const FILE_LIMIT_MS = (Number(process.env.TEST_FILE_LIMIT_S) || (soak ? 600 : 120)) * 1000;
 const TAIL_LINES = 40;
+/** V8's flags for test files (see above; NODE_FLAGS in test/support/processes.ts says the same). */
+const TEST_NODE_FLAGS = ['--interrupt-budget=1000000'];
 const tailOf = (out) => out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
 const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');
@@ -171,7 +176,7 @@ async function lingering(pid, except) {
  */
 function startLane() {
   const mark = `@@test-lane-${randomBytes(8).toString('hex')}`;
-  const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, '--no-opt', join(root, 'test', 'lane.mjs')], {
+  const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, ...TEST_NODE_FLAGS, join(root, 'test', 'lane.mjs')], {
     cwd: root, detached: true, env: { ...childEnv(runTmp), TEST_LANE_MARK: mark }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   groups.add(child.pid);
@@ -245,7 +250,7 @@ function startLane() {
 function runFile(file, tmp, limit) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [soak ? '--expose-gc' : '--no-opt', file], {
+    const child = spawn(process.execPath, [...(soak ? ['--expose-gc'] : TEST_NODE_FLAGS), file], {
       cwd: root, detached: true, env: childEnv(tmp), stdio: ['ignore', 'pipe', 'pipe'],
     });
     groups.add(child.pid);
