@@ -5,7 +5,6 @@
 // and enum values; today's method table goes into a copy of the exchange catalogue.
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
@@ -100,8 +99,10 @@ function expected(a: Shape | null, b: Shape, first: Map<string, ParamShape>) {
 /** The report's `enum Name VALUE` items as "METHOD /path param VALUE", for every parameter of the catalogue using Name. */
 function enumItems(serviceDir: string, items: string[], within: Shape, previous: Shape): string[] {
   const users = new Map<string, string[]>();
+  // Read through the cache folder: a file the last import left as it was is not parsed again.
   for (const f of readdirSync(join(serviceDir, 'endpoints'))) {
-    for (const e of parse(readFileSync(join(serviceDir, 'endpoints', f), 'utf8')).endpoints) {
+    const { endpoints } = parseYamlData(readFileSync(join(serviceDir, 'endpoints', f), 'utf8'), cacheDirFrom()) as { endpoints: any[] };
+    for (const e of endpoints) {
       for (const p of e.parameters ?? []) if (p.enum) users.set(p.enum, [...(users.get(p.enum) ?? []), `${e.method} ${e.path} ${p.name}`]);
     }
   }
