@@ -11,7 +11,7 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { writeTokens } from './tokens-file.js';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
-import { closed, nextMessage, open, sleep } from '../websocket/ws-upstream.js';
+import { closed, nextMessage, open, sleep, type Opened } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 import { until } from '../support/until.js';
 
@@ -53,6 +53,22 @@ function call(method: string, path: string, token: string): Promise<{ status: nu
 }
 
 
+/**
+ * Each client's first event. Each stream joins the primary's one subscription once its worker has
+ * passed it on (the first one made it), so a stream that joined later misses the events before it
+ * (a loaded run's third stream got none from a single event): events are emitted until every client
+ * has had one, each taken by exactly one upstream subscription (`what`).
+ */
+async function emitUntilAll(clients: Opened[], emit: (n: number) => Promise<number>, what: string): Promise<Awaited<ReturnType<typeof nextMessage>>[]> {
+  let allGot = false;
+  const got = Promise.all(clients.map((c) => nextMessage(c.ws, 10_000))).finally(() => { allGot = true; });
+  for (let n = 0; !allGot && n < 50; n++) {
+    assert.is(await emit(n), 1, what);
+    await sleep(100);
+  }
+  return got;
+}
+
 const streamUrl = (key: string, token: string) => `${gw.url.replace(/^http/, 'ws')}/@3.12.0/ws/${key}?token=${token}`;
 /** The resident memory of the gateway's workers, KiB. */
 const workersRss = () => execFileSync('ps', ['-o', 'rss=', '--ppid', String(gw.child.pid)], { encoding: 'utf8' }).split('\n').reduce((n, l) => n + (Number(l.trim()) || 0), 0);
@@ -70,9 +86,7 @@ test('10 listen keys made through either worker renew and stream 10/10 on one up
   assert.equal(renewed.map((r) => r.status), Array(10).fill(200), JSON.stringify(renewed.map((r) => r.body)));
   const clients = await Promise.all(keys.map((k) => open(streamUrl(k, TOKENS.bot))));
   await until(async () => (await up.userData()).active === 1);
-  const got = Promise.all(clients.map((c) => nextMessage(c.ws)));
-  assert.is(await up.emit({ e: 'balanceUpdate', E: 1573200697110, a: 'BTC', d: '100.00000000', T: 1573200697068 }), 1, 'one upstream subscription for ten streams on two workers');
-  const frames = await got;
+  const frames = await emitUntilAll(clients, (n) => up.emit({ e: 'balanceUpdate', E: 1573200697110 + n, a: 'BTC', d: '100.00000000', T: 1573200697068 }), 'one upstream subscription for ten streams on two workers');
   assert.equal(frames.map((f) => JSON.parse(f.data.toString()).e), Array(10).fill('balanceUpdate'));
   for (const c of clients) c.ws.close();
   const shut = await Promise.all(keys.map((k) => call('DELETE', `/api/v3/userDataStream?listenKey=${k}`, TOKENS.bot)));
@@ -145,16 +159,8 @@ test('margin listen keys under --workers: made, renewed, streamed and closed thr
   const clients = await Promise.all(keys.map((k) => open(streamUrl(k, TOKENS.bot))));
   // The margin account's own subscription (`active` also counts a spot one an earlier test's linger keeps).
   await until(async () => (await up.userData()).margin.length === 1);
-  // Each stream joins the primary's one subscription once its worker has passed it on (the first one
-  // made it): events are emitted until all four streams have had one, as a stream that joined later
-  // misses those before it. One loaded run's third stream got none from a single event.
-  let allGot = false;
-  const got = Promise.all(clients.map((c) => nextMessage(c.ws, 10_000))).finally(() => { allGot = true; });
-  for (let n = 0; !allGot && n < 50; n++) {
-    assert.is(await up.emit({ e: 'outboundAccountPosition', E: n + 1, u: 1, B: [{ a: 'BNB', f: '1', l: '0' }] }, 'margin'), 1, 'one margin subscription for four streams on two workers');
-    await sleep(100);
-  }
-  assert.equal((await got).map((f) => JSON.parse(f.data.toString()).e), Array(4).fill('outboundAccountPosition'));
+  const got = await emitUntilAll(clients, (n) => up.emit({ e: 'outboundAccountPosition', E: n + 1, u: 1, B: [{ a: 'BNB', f: '1', l: '0' }] }, 'margin'), 'one margin subscription for four streams on two workers');
+  assert.equal(got.map((f) => JSON.parse(f.data.toString()).e), Array(4).fill('outboundAccountPosition'));
   const ends = clients.map((c) => closed(c.ws));
   const shut = await Promise.all(keys.map((k) => call('DELETE', `/sapi/v1/userDataStream?listenKey=${k}`, TOKENS.bot)));
   assert.equal(shut.map((r) => r.status), Array(4).fill(200));
