@@ -24,14 +24,14 @@
 // ~1.5 % of one, so deadlines and "within 2 s" checks would test the scheduler, not the gateway.
 // test/builders/pool/priority.test.ts checks each priority explicitly.
 // TEST_TOTALS_FILE=path appends "passed failed skipped" to that file, so .ci/run can add up phases.
-// Test files run with V8's optimizing compiler held back (TEST_NODE_FLAGS; soaks run as users do):
+// Test files run with V8's optimizing compiler held back (test/node-flags.json; soaks run as users do):
 // a function is optimized only after about 15 times the work V8 waits for by default. Most code of a
 // test process runs too briefly for TurboFan's compile work to pay back, and on two cores that work
 // competes with the other files; the few loops that run long (YAML parsing, ajv's code generation, a
 // burst's request path) still get it. Alternated suite runs: CPU 154.7 / 146.5 s with --no-opt, 141.7
 // / 135.6 s with this (--no-opt had taken the suite's CPU from 110 s to 101 s against the default).
-// The node processes the tests start (gateways, upstreams, tools) take the same flags (NODE_FLAGS,
-// test/support/processes.ts). No other V8 flag: any (--expose-gc, these among them) makes node compile
+// The node processes the tests start (gateways, upstreams, tools) take the same flags (NODE_FLAGS in
+// test/support/processes.ts reads the same file). No other V8 flag: any (--expose-gc, these among them) makes node compile
 // the internal modules it loads lazily without their code cache, ~30-40 ms of CPU a process; the files
 // that want a collection get gc() at run time (test/support/gc.ts). Soaks measure heaps: --expose-gc.
 // Every test must assert: test files import test/support/uvu.ts and test/support/assert.ts, which
@@ -67,8 +67,8 @@ const suffix = soak ? '.soak.js' : '.test.js';
 const concurrency = Number(process.env.TEST_CONCURRENCY) || (soak ? 1 : availableParallelism() * 3);
 const FILE_LIMIT_MS = (Number(process.env.TEST_FILE_LIMIT_S) || (soak ? 600 : 120)) * 1000;
 const TAIL_LINES = 40;
-/** V8's flags for test files (see above; NODE_FLAGS in test/support/processes.ts says the same). */
-const TEST_NODE_FLAGS = ['--interrupt-budget=1000000'];
+/** V8's flags for test files (see above). */
+const TEST_NODE_FLAGS = JSON.parse(readFileSync(join(root, 'test', 'node-flags.json'), 'utf8'));
 const tailOf = (out) => out.trimEnd().split('\n').slice(-TAIL_LINES).map((l) => `      ${l}`).join('\n');
 // Each file's duration in the last run: the longest start first, so one slow file does not run alone at the end.
 const durationsFile = join(testDir, soak ? '.soak-durations.json' : '.test-durations.json');

@@ -1,6 +1,7 @@
 // Start test processes (the local exchange upstream, the gateway CLI) and wait for their ready line.
 import { localGithub } from './gateway.js';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { exchangeUpstream, type Key, type RecordedRequest, type WsApiRecord } from './exchange-upstream.js';
@@ -15,11 +16,11 @@ export interface Proc {
 }
 
 /**
- * The flags of every node process a test starts (gateways, upstreams, tools), as test/run.mjs runs
- * the test files (TEST_NODE_FLAGS, and why): the optimizing compiler held back to the code that runs
- * long. What a process does is the same; the benches (bench/) measure the gateway as users run it.
+ * The flags of every node process a test starts (gateways, upstreams, tools): those test/run.mjs runs
+ * the test files with, from test/node-flags.json (why: test/run.mjs). What a process does is the
+ * same; the benches (bench/) measure the gateway as users run it.
  */
-export const NODE_FLAGS = ['--interrupt-budget=1000000'];
+export const NODE_FLAGS: string[] = JSON.parse(readFileSync(`${ROOT}test/node-flags.json`, 'utf8'));
 
 /**
  * SIGTERM, then SIGKILL after 3 s; resolves once the child has exited and what it wrote last has been

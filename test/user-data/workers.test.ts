@@ -11,7 +11,7 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { writeTokens } from './tokens-file.js';
 import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
-import { closed, nextMessage, open, sleep, type Opened } from '../websocket/ws-upstream.js';
+import { closed, nextMessage, open, sleep, type Frame, type Opened } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 import { until } from '../support/until.js';
 
@@ -52,14 +52,13 @@ function call(method: string, path: string, token: string): Promise<{ status: nu
   });
 }
 
-
 /**
  * Each client's first event. Each stream joins the primary's one subscription once its worker has
  * passed it on (the first one made it), so a stream that joined later misses the events before it
  * (a loaded run's third stream got none from a single event): events are emitted until every client
  * has had one, each taken by exactly one upstream subscription (`what`).
  */
-async function emitUntilAll(clients: Opened[], emit: (n: number) => Promise<number>, what: string): Promise<Awaited<ReturnType<typeof nextMessage>>[]> {
+async function emitUntilAll(clients: Opened[], emit: (n: number) => Promise<number>, what: string): Promise<Frame[]> {
   let allGot = false;
   const got = Promise.all(clients.map((c) => nextMessage(c.ws, 10_000))).finally(() => { allGot = true; });
   for (let n = 0; !allGot && n < 50; n++) {
