@@ -1,7 +1,8 @@
 // A/B for the proxy's CPU per request: this build's gateway (A) against the gateway of another
 // built checkout (B: a copy with one change, e.g. a stage removed to see what it costs), and the
 // bare node:http + undici request() forwarder, interleaved round by round in one run; the order
-// within a round alternates so drift in machine load hits all three alike.
+// within a round alternates so drift in machine load hits all three alike. B may be this checkout
+// with environment variables of its own (BENCH_B_ENV='NAME=value NAME=value', e.g. an allocator setting).
 //   npm run build && node dist/bench/proxy-ab.js <other checkout, built> [requests-per-round] [rounds]
 import { join, resolve } from 'node:path';
 import { measure, PATH } from './proxy/drive.js';
@@ -15,12 +16,13 @@ if (!other) {
 const PER_ROUND = Number(process.argv[3] ?? 20_000);
 const ROUNDS = Number(process.argv[4] ?? 9);
 
+const bEnv = Object.fromEntries((process.env.BENCH_B_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const upstream = await startProcess('proxy/upstream.js');
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const procs = {
   bare: await startProcess('proxy/bare-forwarder.js', [upstreamUrl]),
   A: await startProcess('proxy/gateway-forwarder.js', [upstreamUrl, '--rate-limit', 'off', '--log-level', 'error']),
-  B: await startProcess(join(resolve(other), 'dist/bench/proxy/gateway-forwarder.js'), [upstreamUrl, '--rate-limit', 'off', '--log-level', 'error']),
+  B: await startProcess(join(resolve(other), 'dist/bench/proxy/gateway-forwarder.js'), [upstreamUrl, '--rate-limit', 'off', '--log-level', 'error'], [], 'inherit', bEnv),
 };
 type Name = keyof typeof procs;
 for (const p of Object.values(procs)) await measure(p, 3000); // warm up JIT and pools

@@ -17,11 +17,12 @@ export function track<T extends ChildProcess>(child: T): T {
 
 /**
  * Fork `script` (relative to dist/bench/, or an absolute path) and resolve once it listens. Its
- * stderr is this process's unless `stderr` says otherwise (a log drain's pipe: ./log-drain.ts).
+ * stderr is this process's unless `stderr` says otherwise (a log drain's pipe: ./log-drain.ts); its
+ * environment is this process's with `env` on top.
  */
-export function startProcess(script: string, args: string[] = [], execArgv: string[] = [], stderr: StdioNull | StdioPipe | Writable = 'inherit'): Promise<{ child: ChildProcess; port: number }> {
+export function startProcess(script: string, args: string[] = [], execArgv: string[] = [], stderr: StdioNull | StdioPipe | Writable = 'inherit', env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; port: number }> {
   const file = script.startsWith('/') ? script : fileURLToPath(new URL(`../${script}`, import.meta.url));
-  const child = fork(file, args, { stdio: ['ignore', 'pipe', stderr, 'ipc'], execArgv });
+  const child = fork(file, args, { stdio: ['ignore', 'pipe', stderr, 'ipc'], execArgv, env: { ...process.env, ...env } });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {

@@ -1,7 +1,9 @@
-// Minimal upstream for the proxy benchmark: a fixed small JSON answer, keep-alive.
+// Minimal upstream for the proxy benchmark: a fixed JSON answer, keep-alive. One kline by default;
+// BENCH_ROWS=N answers N of them (8 000: ~780 KB, for what large answers cost).
 import { createServer } from 'node:http';
 
-const body = JSON.stringify([[1700000000000, '1.0', '2.0', '0.5', '1.5', '100', 1700000059999, '150', 10, '50', '75', '0']]);
+const row = [1700000000000, '1.0', '2.0', '0.5', '1.5', '100', 1700000059999, '150', 10, '50', '75', '0'];
+const body = JSON.stringify(Array.from({ length: Number(process.env.BENCH_ROWS ?? 1) }, () => row));
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
