@@ -9,6 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
+import { shippedAllocatorEnv } from '../support/allocator.js';
 import { ROOT } from '../support/processes.js';
 
 const require = createRequire(import.meta.url);
@@ -116,6 +117,16 @@ test('the Dockerfile lints clean and runs the gateway as a non-root user from a 
   assert.equal(cmd, ['node', 'dist/src/cli.cjs']);
   const env = Object.fromEntries([...text.matchAll(/(GATEWAY_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
   assert.is(readConfig([], env).host, '0.0.0.0', 'the image listens on every interface');
+});
+
+test('the image and `npm start` run the gateway with the same allocator settings', () => {
+  const image = shippedAllocatorEnv();
+  assert.equal(Object.keys(image), ['MALLOC_ARENA_MAX']);
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  for (const [name, value] of Object.entries(image)) {
+    // An operator's own value wins over npm start's, as `docker run -e` does over the image's.
+    assert.ok(start.includes(`${name}=\${${name}:-${value}}`), `npm start sets ${name} to ${value} unless already set: ${start}`);
+  }
 });
 
 test.run();
