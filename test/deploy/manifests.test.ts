@@ -9,7 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { readConfig } from '../../src/config.js';
-import { shippedAllocatorEnv } from '../support/allocator.js';
+import { imageEnv, shippedAllocatorEnv } from '../support/image-env.js';
 import { ROOT } from '../support/processes.js';
 
 const require = createRequire(import.meta.url);
@@ -115,8 +115,7 @@ test('the Dockerfile lints clean and runs the gateway as a non-root user from a 
   assert.match(text, /^USER node$/m);
   const cmd = JSON.parse(/^CMD (.*)$/m.exec(text)![1]) as string[];
   assert.equal(cmd, ['node', 'dist/src/cli.cjs']);
-  const env = Object.fromEntries([...text.matchAll(/(GATEWAY_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
-  assert.is(readConfig([], env).host, '0.0.0.0', 'the image listens on every interface');
+  assert.is(readConfig([], imageEnv()).host, '0.0.0.0', 'the image listens on every interface');
 });
 
 test('the image and `npm start` run the gateway with the same allocator settings', () => {

@@ -5,7 +5,7 @@
 // ended (its own heap is ~70 MiB of RSS while it lives, and depends on its last load) and V8's
 // memory reducer has run (heapTotal ~55 → ~22 MiB). Measured while loading, the same runs ranged +5.4 to +11.7 MiB.
 // The gateway is the CLI in a process of its own, run as users run it (its full GC through the
-// inspector) with the allocator settings it ships with (support/allocator.ts): in the test's process
+// inspector) with the allocator settings it ships with (support/image-env.ts): in the test's process
 // its RSS also held the test's HTTP client and its buffers, and the figure ranged -0.8 to +10.5 MiB
 // over runs of the same code. Without those settings (glibc's many arenas) the freed blocks of each
 // reload were kept where the next could not reuse them: +14.8 MiB over 1 000 reloads, against +0.7
@@ -18,7 +18,7 @@ import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { LOADER_IDLE_MS } from '../../src/catalogue/load-in-worker.js';
 import { catalogueCopy, dirs, endpoint } from '../gateway/reload-load.js';
-import { shippedAllocatorEnv } from '../support/allocator.js';
+import { shippedAllocatorEnv } from '../support/image-env.js';
 import { INSPECT_FLAG, memoryAfterGc, type Memory } from '../support/inspector.js';
 import { startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 
