@@ -18,8 +18,7 @@ FROM node:20-bookworm-slim
 # MALLOC_ARENA_MAX=1: glibc's malloc gives each thread that allocates at once an arena of its own (up
 # to 8 per core), and a block freed in one arena serves only the threads that use it; a reload's
 # loader thread and V8's helper threads then leave freed blocks where the next reload cannot reuse
-# them. 1 000 reloads at rest: RSS +0.7 and +2.3 MiB with one arena, +14.8 MiB without
-# (docs/operations.md, Memory). The same value is in `npm start`.
+# them (docs/operations.md, Memory; figures in docs/performance.md). The same value is in `npm start`.
 ENV MALLOC_ARENA_MAX=1 \
     NODE_ENV=production \
     GATEWAY_HOST=0.0.0.0 \
