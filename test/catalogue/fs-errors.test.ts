@@ -16,15 +16,12 @@ import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream, type Upstream, NODE_FLAGS } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { shippedCopy } from './folder.js';
 
 const test = suite('catalogue file-system errors');
 
-/** A copy of the shipped catalogue, to break. */
-function copy(): string {
-  const dir = tempDir('fs-errors-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
-  return dir;
-}
+/** A copy of the shipped catalogue's exchange, to break. */
+const copy = (): string => shippedCopy('fs-errors-');
 
 const shown = (dir: string, rel: string) => relative(process.cwd(), join(dir, rel));
 

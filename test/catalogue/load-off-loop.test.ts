@@ -15,6 +15,7 @@ import { loadCatalogueOffLoop } from '../../src/catalogue/load-in-worker.js';
 import { CatalogueError, formatProblem } from '../../src/catalogue/problems.js';
 import { ROOT } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { shippedCopy } from './folder.js';
 import { collectGarbage } from '../support/gc.js';
 
 const test = suite('catalogue load off the request loop');
@@ -71,8 +72,7 @@ test('a 1 500-endpoint load off the loop holds the event loop for a small fracti
 });
 
 test('problems come back as the CatalogueError a synchronous load throws, with file:line', async () => {
-  const dir = tempDir('off-loop-bad-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
+  const dir = shippedCopy('off-loop-bad-');
   writeFileSync(join(dir, 'exchange/endpoints/extra.yaml'), 'module: extra\nendpoints:\n  - { method: GET, path: /api/v3/x, parameters: [{ name: a, schema: { type: integr } }] }\n');
   let syncProblems: string[] = [];
   try {
@@ -107,8 +107,7 @@ test('loads share one loader thread, run side by side, and leave nothing that ke
 });
 
 test('an alias bomb is a problem of its file, off the loop and on it', async () => {
-  const dir = tempDir('off-loop-bomb-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
+  const dir = shippedCopy('off-loop-bomb-');
   const levels = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
   for (let i = 1; i < 10; i++) levels.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
   writeFileSync(join(dir, 'exchange/endpoints/bomb.yaml'), `module: bomb\n${levels.join('\n')}\nendpoints: []\n`);

@@ -2,7 +2,7 @@
 // prefix): an id node would refuse in a header (3.13.0-β, CR/LF) or one that breaks a path (a
 // space, "/") is a file:line problem at load, in lint and on reload — before, `3.13.0-β` loaded and
 // the first answer at that release ended the process.
-import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -12,8 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream, type Upstream } from '../support/processes.js';
 import { runTool } from '../support/tools.js';
-import { tempDir } from '../support/temp.js';
-import { catalogueFolder, problemsOf } from './folder.js';
+import { catalogueFolder, problemsOf, shippedCopy } from './folder.js';
 
 const test = suite('release ids');
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'catalogue/schema/catalogue.schema.json'), 'utf8'));
@@ -74,8 +73,7 @@ test.before(async () => { upstream = await startUpstream({}); });
 test.after(async () => { await upstream.stop(); });
 
 test('a reload bringing a bad id is refused with the problem; the old program keeps serving', async () => {
-  const dir = tempDir('release-ids-reload-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
+  const dir = shippedCopy('release-ids-reload-');
   const gw = await gatewayAt(undefined, upstream.url, ['--catalogue', dir, '--release', 'all'], { logger: createLogger('silent') });
   try {
     appendFileSync(join(dir, 'exchange/releases.yaml'), "  - { id: '3.13.0-\u03b2', date: '2025-03-01' }\n");

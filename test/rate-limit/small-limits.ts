@@ -1,9 +1,8 @@
-// A copy of the repository's catalogue with the exchange's limits made small, so a test reaches them
+// A copy of the repository's catalogue (the exchange alone) with its limits made small, so a test reaches them
 // in a few requests instead of 6000 weight per minute.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../support/processes.js';
-import { tempDir } from '../support/temp.js';
+import { shippedCopy } from '../catalogue/folder.js';
 
 export interface SmallLimits {
   /** REQUEST_WEIGHT per minute (the exchange's: 6000). */
@@ -13,8 +12,7 @@ export interface SmallLimits {
 }
 
 export function catalogueWithLimits(l: SmallLimits): string {
-  const dir = tempDir('cat-rate-limit-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
+  const dir = shippedCopy('cat-rate-limit-');
   const file = join(dir, 'exchange/service.yaml');
   const text = readFileSync(file, 'utf8');
   const out = text

@@ -3,7 +3,7 @@
 // states the event shapes it maps; a stream change without a bridge is still refused; and lint's
 // coverage counts the listen-key operations (spot and margin) as bridged; a bridge subscribing with a
 // token declares a token that exists.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -12,15 +12,14 @@ import { loadCatalogue } from '../../src/catalogue/load.js';
 import { checkChanges } from '../../src/catalogue/changes/check.js';
 import { fillTemplate, placeholderPath } from '../../src/catalogue/changes/bridges.js';
 import { ROOT } from '../support/processes.js';
-import { tempDir } from '../support/temp.js';
+import { shippedCopy } from '../catalogue/folder.js';
 
 const test = suite('user data: the bridge step of the change vocabulary');
 const CHANGES = readFileSync(join(ROOT, 'catalogue/exchange/changes.yaml'), 'utf8');
 
 /** The change problems of a copy of the catalogue whose changes.yaml is edited. */
 function problems(edit: (text: string) => string): string[] {
-  const dir = tempDir('gw-bridge-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
+  const dir = shippedCopy('gw-bridge-');
   writeFileSync(join(dir, 'exchange/changes.yaml'), edit(CHANGES));
   try {
     const { catalogue } = loadCatalogue(dir, { modelCache: false });

@@ -3,7 +3,7 @@
 // file:line error that lint prints and that stops a gateway from starting. Composed plans fold
 // chains (a→b→c becomes a→c). Checked on copies of the real catalogue with one thing changed.
 import { newestExchangeRelease, reEscape } from '../support/newest.js';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -14,7 +14,7 @@ import { composePlan } from '../../src/catalogue/changes/compose.js';
 import { upstreamIndex } from '../../src/catalogue/changes/lookup.js';
 import { ROOT } from '../support/processes.js';
 import { runTool } from '../support/tools.js';
-import { tempDir } from '../support/temp.js';
+import { shippedCopy } from '../catalogue/folder.js';
 
 const NEWEST = newestExchangeRelease();
 const test = suite('version changes: checks, coverage, composition');
@@ -22,8 +22,7 @@ const CHANGES = readFileSync(join(ROOT, 'catalogue/exchange/changes.yaml'), 'utf
 
 /** A copy of the catalogue with changes.yaml edited (and extra files); returns its folder. */
 function copy(edit: (text: string) => string, extra: Record<string, string> = {}): string {
-  const dir = tempDir('gw-versions-');
-  cpSync(join(ROOT, 'catalogue'), dir, { recursive: true });
+  const dir = shippedCopy('gw-versions-');
   writeFileSync(join(dir, 'exchange/changes.yaml'), edit(CHANGES));
   for (const [f, text] of Object.entries(extra)) writeFileSync(join(dir, f), text);
   return dir;
