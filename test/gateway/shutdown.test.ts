@@ -2,7 +2,7 @@
 // soon as in-flight work is done; /_gateway/ready says 503 once draining; under --workers a worker
 // whose event loop stops is replaced; with --accept-grace (2 s by default) a stopping gateway hands
 // over to the other replicas before it closes its listener.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { get, request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
@@ -12,7 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { readConfig } from '../../src/config.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { API_KEY, gatewayAt, SECRET, signed, ts } from '../support/gateway.js';
-import { ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
+import { childPids, ROOT, startGatewayProcess, startUpstream, type Upstream } from '../support/processes.js';
 
 const test = suite('shutdown and workers');
 let upstream: Upstream;
@@ -222,7 +222,7 @@ test('--workers: a worker whose event loop stops is replaced and the gateway kee
   // replacement reset the test's connections.
   const gw = await startGatewayProcess(['--upstream', `exchange=${upstream.url}`, '--workers', '2', '--worker-stall', '2000', '--log-level', 'warn']);
   try {
-    const workers = () => execFileSync('pgrep', ['-P', String(gw.child.pid)]).toString().trim().split('\n').map(Number).sort();
+    const workers = () => childPids(gw.child.pid!);
     const before = workers();
     assert.is(before.length, 2);
     process.kill(before[0], 'SIGSTOP'); // a frozen event loop: no heartbeats, no answers

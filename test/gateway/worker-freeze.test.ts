@@ -3,11 +3,10 @@
 // answer or a reset, none waits on; and the URL the gateway announced (--port 0) keeps serving after
 // workers are replaced, even when all of them were. The deadlines compare with the same requests
 // on the same gateway before the freeze, and with the moment the frozen worker was gone.
-import { execFileSync } from 'node:child_process';
 import { get } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
-import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
+import { childPids, startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
 
 const test = suite('workers: a frozen worker');
 let upstream: Upstream;
@@ -37,9 +36,7 @@ function request(url: string, delayMs = 0): Promise<Outcome> {
   });
 }
 
-const workersOf = (gw: Proc): number[] => {
-  try { return execFileSync('pgrep', ['-P', String(gw.child.pid)]).toString().trim().split('\n').map(Number).sort(); } catch { return []; }
-};
+const workersOf = (gw: Proc): number[] => childPids(gw.child.pid!);
 
 /** Poll until `done()`, at most `ms`; resolves with the time it became true (Date.now()), or NaN. */
 async function until(done: () => boolean, ms: number): Promise<number> {

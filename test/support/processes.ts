@@ -1,7 +1,7 @@
 // Start test processes (the local exchange upstream, the gateway CLI) and wait for their ready line.
 import { localGithub } from './gateway.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { exchangeUpstream, type Key, type RecordedRequest, type WsApiRecord } from './exchange-upstream.js';
@@ -63,6 +63,21 @@ export function startProcess(script: string, args: string[], ready: RegExp, env:
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${script} exited with ${code}:\n${out}`)); });
   });
+}
+
+/**
+ * The pids of process `pid`'s children (a gateway's workers under --workers), sorted. Read from
+ * /proc on Linux: tests poll it every few ms while a worker is replaced, and a pgrep per poll forked
+ * the test process each time (~5 ms of CPU from a lane's few hundred MB). Elsewhere pgrep.
+ */
+export function childPids(pid: number): number[] {
+  let text: string;
+  try {
+    text = readdirSync(`/proc/${pid}/task`).map((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')).join(' ');
+  } catch {
+    try { text = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }); } catch { return []; }
+  }
+  return text.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
 }
 
 export interface UserDataReport {
