@@ -4,8 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SwaggerParser from '@apidevtools/swagger-parser';
-import { Parser } from '@asyncapi/parser';
+import type { Parser } from '@asyncapi/parser';
 
 /** Repository root (this file runs from dist/tools). */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,16 +56,17 @@ function jsonObjects(text: string): unknown[] {
 
 /** swagger-parser's validate (schema of OpenAPI 3.1 plus its own reference checks); throws on failure. */
 export async function swaggerValidate(doc: Record<string, unknown>): Promise<void> {
+  const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   await SwaggerParser.validate(structuredClone(doc) as never);
 }
 
 // One parser per process: it compiles the AsyncAPI schemas on its first document (~1 s of CPU) and
-// keeps them for the next.
+// keeps them for the next. Loaded on first use (~0.3 s of CPU): the OpenAPI checks never need it.
 let parser: Parser | undefined;
-const asyncApiParser = (): Parser => (parser ??= new Parser());
+const asyncApiParser = async (): Promise<Parser> => (parser ??= new (await import('@asyncapi/parser')).Parser());
 
 /** @asyncapi/parser's diagnostics of severity error (0), as "code at path: message". */
 export async function asyncApiErrors(doc: Record<string, unknown>): Promise<string[]> {
-  const { diagnostics } = await asyncApiParser().parse(JSON.stringify(doc));
+  const { diagnostics } = await (await asyncApiParser()).parse(JSON.stringify(doc));
   return diagnostics.filter((d) => d.severity === 0).map((d) => `${String(d.code)} at ${d.path.join('.')}: ${d.message}`);
 }
