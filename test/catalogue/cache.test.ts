@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { defaultCacheDir, loadCatalogue, loaderVersion } from '../../src/catalogue/load.js';
@@ -22,6 +23,23 @@ const BAD_PARAMETER = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n
 const GOOD = 'module: m\nendpoints:\n  - method: GET\n    path: /v1/a\n';
 
 const catalogue = (endpoints: string): string => demoCatalogue(endpoints, 'cat-cache-');
+
+/**
+ * The problems (line, message) of loading `cat` with `opts` in a worker thread: modules of its own,
+ * so nothing an earlier load kept in memory (validators, verdicts) is reused and what it finds comes
+ * from the cache folder or a fresh compile. (A process of its own costs twice the CPU.)
+ */
+function freshLoadProblems(cat: string, opts: { cacheDir: string | false; modelCache?: boolean }): Promise<[number, string][]> {
+  const script = `const { parentPort } = require('node:worker_threads');
+    import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
+      try { m.loadCatalogue(${JSON.stringify(cat)}, ${JSON.stringify(opts)}); parentPort.postMessage([]); }
+      catch (e) { parentPort.postMessage(e.problems ? e.problems.map((p) => [p.line, p.message]) : String(e.stack)); } })`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(script, { eval: true });
+    worker.once('message', (m: [number, string][] | string) => (typeof m === 'string' ? reject(new Error(m)) : resolve(m)));
+    worker.once('error', reject);
+  });
+}
 
 /**
  * An "older loader": a copy of the compiled catalogue folder inside dist/ (so it resolves ajv and
@@ -142,61 +160,47 @@ test('the cache is ASCII JSON and reads back as the catalogue it was built from'
   }
 });
 
-test('the file-kind validators kept in the cache folder (ajv standalone code) find exactly what freshly compiled ones find', () => {
+test('the file-kind validators kept in the cache folder (ajv standalone code) find exactly what freshly compiled ones find', async () => {
   const cat = catalogue('module: m\nendpoints:\n  - method: GET\n    pathh: /v1/a\n    summary: 3\n  - method: FETCH\n    path: /v1/b\n');
   const cacheDir = tempDir('cat-cache-validators-');
-  // Each load in its own process: within one, the validators are kept in memory after the first.
-  const problems = (dir: string | false) => {
-    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
-      try { m.loadCatalogue(${JSON.stringify(cat)}, { cacheDir: ${JSON.stringify(dir)} }); console.log('[]'); }
-      catch (e) { console.log(JSON.stringify(e.problems.map((p) => [p.line, p.message]))); } })`;
-    const r = spawnSync(process.execPath, [...NODE_FLAGS, '-e', script], { encoding: 'utf8' });
-    assert.is(r.status, 0, r.stderr);
-    return JSON.parse(r.stdout) as [number, string][];
-  };
-  const fresh = problems(false);
+  // Each load with modules of its own: within one set, the validators are kept in memory after the first.
+  const problems = (dir: string | false) => freshLoadProblems(cat, { cacheDir: dir });
+  const fresh = await problems(false);
   assert.ok(fresh.length >= 3, JSON.stringify(fresh));
   assert.ok(fresh.some(([, m]) => /pathh/.test(m)) && fresh.some(([, m]) => /FETCH|method/.test(m)), JSON.stringify(fresh));
-  assert.equal(problems(cacheDir), fresh, 'generating and keeping them');
+  assert.equal(await problems(cacheDir), fresh, 'generating and keeping them');
   const kept = readdirSync(cacheDir).filter((f) => /^file-validators-[0-9a-f]{16}\.cjs$/.test(f));
   assert.is(kept.length, 1, readdirSync(cacheDir).join(', '));
   // Written atomically (a new file renamed into place): the same inode means read, not written again
   // (a read marks its mtime as a use).
   const written = statSync(join(cacheDir, kept[0])).ino;
-  assert.equal(problems(cacheDir), fresh, 'reading them back');
+  assert.equal(await problems(cacheDir), fresh, 'reading them back');
   assert.is(statSync(join(cacheDir, kept[0])).ino, written, 'read, not generated again');
 });
 
-test('schema verdicts kept in the cache folder give exactly the problems a fresh compile gives, and are read, not recompiled', () => {
+test('schema verdicts kept in the cache folder give exactly the problems a fresh compile gives, and are read, not recompiled', async () => {
   // One schema ajv rejects, one the strict compile rejects (a typo), one good: each verdict kept.
   const cat = catalogue(`${BAD_PARAMETER}  - method: GET\n    path: /v1/b\n    parameters: [{ name: m, schema: { type: string, minimun: 1 } }, { name: k, schema: { type: integer } }]\n`);
   const cacheDir = tempDir('cat-cache-verdicts-');
-  const problems = (dir: string | false) => {
-    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/catalogue/load.js')).href)}).then((m) => {
-      try { m.loadCatalogue(${JSON.stringify(cat)}, { cacheDir: ${JSON.stringify(dir)}, modelCache: false }); console.log('[]'); }
-      catch (e) { console.log(JSON.stringify(e.problems.map((p) => [p.line, p.message]))); } })`;
-    const r = spawnSync(process.execPath, [...NODE_FLAGS, '-e', script], { encoding: 'utf8' });
-    assert.is(r.status, 0, r.stderr);
-    return JSON.parse(r.stdout) as [number, string][];
-  };
-  const fresh = problems(false);
+  const problems = (dir: string | false) => freshLoadProblems(cat, { cacheDir: dir, modelCache: false });
+  const fresh = await problems(false);
   assert.equal(fresh.map(([line]) => line), [5, 8], JSON.stringify(fresh));
   assert.match(fresh[0][1], /parameter n: schema does not compile/);
   assert.match(fresh[1][1], /parameter m: schema has a part the gateway would ignore: .*minimun/);
-  assert.equal(problems(cacheDir), fresh, 'compiling and keeping the verdicts');
+  assert.equal(await problems(cacheDir), fresh, 'compiling and keeping the verdicts');
   const kept = readdirSync(cacheDir).filter((f) => /^schema-checks-[0-9a-f]{16}\.json$/.test(f));
   assert.is(kept.length, 1, readdirSync(cacheDir).join(', '));
   const verdicts = Object.values(JSON.parse(readFileSync(join(cacheDir, kept[0]), 'utf8')) as Record<string, string | null>);
   assert.is(verdicts.filter((v) => v === null).length, 1, 'the good schema is kept as good');
   assert.is(verdicts.filter((v) => v !== null).length, 2);
   const written = statSync(join(cacheDir, kept[0])).mtimeMs;
-  assert.equal(problems(cacheDir), fresh, 'reading them back');
+  assert.equal(await problems(cacheDir), fresh, 'reading them back');
   assert.is(statSync(join(cacheDir, kept[0])).mtimeMs, written, 'read, not compiled and written again');
   // Files of other checking code (other keys) are pruned, least recently used first, past 4.
   const stale = [0, 1, 2, 3].map((i) => join(cacheDir, `schema-checks-000000000000000${i}.json`));
   stale.forEach((f, i) => { writeFileSync(f, '{}'); utimesSync(f, new Date(Date.now() - (10 - i) * 60_000), new Date(Date.now() - (10 - i) * 60_000)); });
   rmSync(join(cacheDir, kept[0]));
-  assert.equal(problems(cacheDir), fresh);
+  assert.equal(await problems(cacheDir), fresh);
   assert.equal(stale.map((f) => existsSync(f)), [false, true, true, true], 'the least recently used other verdicts are pruned');
   assert.ok(existsSync(join(cacheDir, kept[0])), 'this code\'s verdicts are kept');
 });
