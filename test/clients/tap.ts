@@ -47,7 +47,10 @@ export function startTap(target: string): Promise<Tap> {
       out.end(body);
     });
   });
-  server.keepAliveTimeout = 1000;
+  // The gateway's Keep-Alive header (timeout=65, its default) reaches the client through the tap, so
+  // the tap keeps an idle connection at least as long: closing it after 1 s, as it did, raced a client
+  // reusing it (ccxt-today once saw `read ECONNRESET`). close() ends every connection anyway.
+  server.keepAliveTimeout = 70_000;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
     const addr = server.address() as { port: number };
     resolve({
