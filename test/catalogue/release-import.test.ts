@@ -3,7 +3,7 @@
 // into an empty folder agree with a structural comparison of the documents made here, with the diff
 // tool and with the gateway; a small description covers deprecation, replacements, templated paths
 // and enum values; today's method table goes into a copy of the exchange catalogue.
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -18,7 +18,7 @@ import { formatReport } from '../../tools/catalogue-import/release-report.js';
 import { gatewayAt } from '../support/gateway.js';
 import { ROOT, startUpstream } from '../support/processes.js';
 import { runTool } from '../support/tools.js';
-import { tempDir } from '../support/temp.js';
+import { shippedCopy } from './folder.js';
 import { emptyCatalogue, folderBytes as snapshot } from '../helpers/import-folder.js';
 
 const test = suite('release import');
@@ -396,9 +396,7 @@ test('refused: a release in the middle, a conflicting date, a new release withou
 const KEPT = 'POST /sapi/v1/userListenToken';
 
 test('today\'s method table is what the exchange catalogue holds: imported again into a copy, it writes nothing and reports the /sapi changes', () => {
-  const dir = tempDir('release-import-exchange-');
-  cpSync(join(ROOT, 'catalogue/schema'), join(dir, 'schema'), { recursive: true });
-  cpSync(join(ROOT, 'catalogue/exchange'), join(dir, 'exchange'), { recursive: true });
+  const dir = shippedCopy('release-import-exchange-');
   const table = JSON.parse(readFileSync(join(ROOT, 'data/binance-modular-connectors-2026-08-21.json'), 'utf8')).methods as { key: string; path: string }[];
   const svc = loadCatalogue(dir, { cacheDir: cacheDirFrom() }).catalogue.services.find((s) => s.id === 'exchange')!;
   const before = resolveService(svc, '2026.07.01').served.map((e) => e.endpoint.key);

@@ -1,6 +1,6 @@
 // A bad setting is named the way the user gave it: the flag, the environment variable, or the config
 // file's key; and GET / points newcomers at the docs page.
-import { cpSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
@@ -8,7 +8,7 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { gatewayAt } from '../support/gateway.js';
 import { tempDir } from '../support/temp.js';
-import { ROOT } from '../support/processes.js';
+import { shippedCopy } from '../catalogue/folder.js';
 
 const message = (f: () => unknown) => { try { f(); return ''; } catch (e) { return (e as Error).message; } };
 
@@ -45,8 +45,7 @@ test('--builder-priority: background by default; idle and normal taken; anything
 });
 
 test('GET / redirects to the docs page where no service serves the root (the default catalogue has GitHub\'s API root)', async () => {
-  const dir = tempDir('root-');
-  for (const d of ['schema', 'exchange']) cpSync(join(ROOT, 'catalogue', d), join(dir, d), { recursive: true });
+  const dir = shippedCopy('root-');
   const gw = await gatewayAt('3.12.0', 'http://127.0.0.1:9', ['--catalogue', dir], { logger: createLogger('silent') });
   try {
     const res = await fetch(`${gw.url}/`, { redirect: 'manual' });

@@ -1,5 +1,5 @@
-// A copy of the repository's catalogue (the exchange alone) with its limits made small, so a test reaches them
-// in a few requests instead of 6000 weight per minute.
+// A copy of the repository's catalogue (the exchange alone) with its limits made small, so a test
+// reaches them in a few requests instead of 6000 weight per minute.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shippedCopy } from '../catalogue/folder.js';

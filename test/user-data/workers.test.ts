@@ -5,12 +5,12 @@
 // stream within a second of SIGHUP. Each call below goes on a new connection, so the kernel hands it
 // to either worker.
 // test-runner: own process
-import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { suite } from '../support/uvu.js';
 import * as assert from '../support/assert.js';
 import { writeTokens } from './tokens-file.js';
-import { startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
+import { childPids, startGatewayProcess, startUpstream, type Proc, type Upstream } from '../support/processes.js';
+import { rssBytes } from '../support/rss.js';
 import { closed, nextMessage, open, sleep, type Frame, type Opened } from '../websocket/ws-upstream.js';
 import { HMAC_KEY, HMAC_SECRET, UPSTREAM_KEYS } from '../signing/support.js';
 import { until } from '../support/until.js';
@@ -70,7 +70,7 @@ async function emitUntilAll(clients: Opened[], emit: (n: number) => Promise<numb
 
 const streamUrl = (key: string, token: string) => `${gw.url.replace(/^http/, 'ws')}/@3.12.0/ws/${key}?token=${token}`;
 /** The resident memory of the gateway's workers, KiB. */
-const workersRss = () => execFileSync('ps', ['-o', 'rss=', '--ppid', String(gw.child.pid)], { encoding: 'utf8' }).split('\n').reduce((n, l) => n + (Number(l.trim()) || 0), 0);
+const workersRss = () => childPids(gw.child.pid!).reduce((n, pid) => n + rssBytes(pid) / 1024, 0);
 
 test('10 listen keys made through either worker renew and stream 10/10 on one upstream subscription', async () => {
   const keys: string[] = [];
