@@ -8,8 +8,8 @@
 // inspector) with the allocator settings it ships with (support/image-env.ts): in the test's process
 // its RSS also held the test's HTTP client and its buffers, and the figure ranged -0.8 to +10.5 MiB
 // over runs of the same code. Without those settings (glibc's many arenas) the freed blocks of each
-// reload were kept where the next could not reuse them: +14.8 MiB over 1 000 reloads, against +0.7
-// and +2.3 with one arena (live heap +0.6 to +0.8).
+// reload were kept where the next could not reuse them: this soak read +10.1 MiB in CI at c031641,
+// against +2.3 and +0.9 with one arena (live heap +0.6 and +0.9; docs/performance.md).
 // Each reload loads a changed catalogue (~0.25 s of CPU), so on a busy 2-core machine the run
 // took 330-430 s; the time limit only catches a hang.
 // test-runner: limit 900 s
